@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fprobe-multi: build the patched kernel, the tools and the BPF programs,
+# then boot them in a QEMU guest.
+#
+#   make             build everything (stages: deps apply config kernel
+#                    tools progs initramfs)
+#   make demo        build, boot, run the example tracer in the guest
+#   make test        build, then run every test: checkpatch, host unit
+#                    tests and the VM selftests (T=GLOB filters VM tests)
+#   make check       checkpatch.pl --strict over patches and overlay C files
+#   make refresh-patches   export commits made in build/linux back to
+#                    patches/ and the overlay
+#   make FLAVOUR=debug ...  the same with KASAN, lockdep and kmemleak
+#
+# Every stage prints its name and duration; see README.md.
+
+TOP := $(CURDIR)
+B := $(TOP)/build
+FLAVOUR ?= default
+T ?=
+VM_TIMEOUT ?= 1800
+
+ifeq ($(FLAVOUR),debug)
+KB := $(B)/kbuild-debug
+FRAGMENTS := configs/fprobe-multi.config configs/debug.config
+else ifeq ($(FLAVOUR),default)
+KB := $(B)/kbuild
+FRAGMENTS := configs/fprobe-multi.config
+else
+$(error FLAVOUR must be default or debug)
+endif
+
+STAGE := $(TOP)/scripts/stage.sh
+export BUILD := $(B)
+
+.PHONY: all deps apply config kernel tools progs initramfs demo test check \
+	refresh-patches clean distclean
+
+all: initramfs
+
+deps:
+	@$(STAGE) deps -- scripts/deps.sh
+
+apply: deps
+	@$(STAGE) apply -- scripts/tree.sh apply
+
+config: apply
+	@$(STAGE) config -- scripts/kernel.sh config $(KB) $(FRAGMENTS)
+
+kernel: config
+	@$(STAGE) kernel -- scripts/kernel.sh build $(KB)
+
+tools: kernel
+	@$(STAGE) tools -q $(B)/logs/tools.log -- $(MAKE) -f mk/user.mk KB=$(KB) FLAVOUR=$(FLAVOUR) tools
+
+progs: tools
+	@$(STAGE) progs -q $(B)/logs/progs.log -- $(MAKE) -f mk/user.mk KB=$(KB) FLAVOUR=$(FLAVOUR) FORCE_TOOLS= progs
+
+initramfs: progs
+	@$(STAGE) initramfs -- $(MAKE) -s -f mk/user.mk KB=$(KB) FLAVOUR=$(FLAVOUR) FORCE_TOOLS= initramfs
+
+demo: all
+	@$(STAGE) boot -- scripts/vmtest.sh -m demo -k $(KB) \
+		-i $(B)/initramfs-$(FLAVOUR).cpio.gz -T 600
+
+test:
+	@scripts/run-tests.sh $(FLAVOUR) '$(T)' $(VM_TIMEOUT)
+
+check: apply
+	@$(STAGE) check -- scripts/check.sh
+
+refresh-patches:
+	@scripts/tree.sh refresh
+
+clean:
+	rm -rf $(B)/kbuild $(B)/kbuild-debug $(B)/user $(B)/logs $(B)/*.cpio.gz
+
+distclean:
+	rm -rf $(B)

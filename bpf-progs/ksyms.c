@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Exact-address lookup in /proc/kallsyms, for the example tools. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ksyms.h"
+
+struct ksym {
+	unsigned long addr;
+	char *name;
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t cnt;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct ksyms *ksyms__load(void)
+{
+	struct ksyms *ks;
+	size_t cap = 0;
+	unsigned long addr;
+	char name[256], type;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return NULL;
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		goto err;
+	while (fscanf(f, "%lx %c %255s%*[^\n]", &addr, &type, name) == 3) {
+		if (ks->cnt == cap) {
+			struct ksym *n;
+
+			cap = cap ? cap * 2 : 4096;
+			n = realloc(ks->syms, cap * sizeof(*n));
+			if (!n)
+				goto err;
+			ks->syms = n;
+		}
+		ks->syms[ks->cnt].addr = addr;
+		ks->syms[ks->cnt].name = strdup(name);
+		if (!ks->syms[ks->cnt].name)
+			goto err;
+		ks->cnt++;
+	}
+	fclose(f);
+	qsort(ks->syms, ks->cnt, sizeof(*ks->syms), ksym_cmp);
+	return ks;
+err:
+	fclose(f);
+	ksyms__free(ks);
+	errno = ENOMEM;
+	return NULL;
+}
+
+const char *ksyms__name(const struct ksyms *ks, unsigned long addr)
+{
+	struct ksym key = { .addr = addr }, *k;
+
+	k = bsearch(&key, ks->syms, ks->cnt, sizeof(*ks->syms), ksym_cmp);
+	return k ? k->name : NULL;
+}
+
+void ksyms__free(struct ksyms *ks)
+{
+	size_t i;
+
+	if (!ks)
+		return;
+	for (i = 0; i < ks->cnt; i++)
+		free(ks->syms[i].name);
+	free(ks->syms);
+	free(ks);
+}

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# User space, built from the applied tree in build/linux: libbpf, bpftool,
+# vmlinux.h, the BPF objects and skeletons of selftests/ and bpf-progs/,
+# the selftest runner, the example tools, and the guest initramfs.
+# Called by the top-level Makefile with KB= the kernel build directory.
+
+TOP := $(CURDIR)
+B := $(TOP)/build
+L := $(B)/linux
+U := $(B)/user
+KB ?= $(B)/kbuild
+FLAVOUR ?= default
+
+CLANG := clang-19
+LLVM_STRIP := llvm-strip-19
+CC := gcc
+BPFTOOL := $(U)/bpftool/bpftool
+LIBBPF_A := $(U)/libbpf/libbpf.a
+USR := $(U)/usr
+VMLINUX_H := $(U)/include/vmlinux.h
+STATIC_LIBS := $(LIBBPF_A) -lelf -lz -lzstd
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+	-I$(U)/include -I$(USR)/include -I$(TOP)/bpf-progs/include \
+	-I$(TOP)/selftests/progs -I$(TOP)/bpf-progs
+USER_CFLAGS := -g -O2 -Wall -Werror -I$(USR)/include \
+	-I$(L)/tools/include/uapi -I$(L)/tools/include
+
+.PHONY: tools progs initramfs
+.DELETE_ON_ERROR:
+# Keep BPF objects and skeletons: they are products, not scratch files.
+.SECONDARY:
+
+tools: $(LIBBPF_A) $(BPFTOOL) $(VMLINUX_H)
+
+# libbpf: its own make is incremental, so always ask it.
+# The tools stage always asks their own makefiles; later stages do not.
+FORCE_TOOLS ?= FORCE
+.PHONY: FORCE
+$(LIBBPF_A): $(FORCE_TOOLS)
+	@mkdir -p $(U)/libbpf $(USR)
+	$(MAKE) -C $(L)/tools/lib/bpf OUTPUT=$(U)/libbpf/ BUILD_STATIC_ONLY=1 \
+		DESTDIR=$(USR) prefix= libdir_relative=lib CC=$(CC) \
+		$(U)/libbpf/libbpf.a install_headers
+	@mkdir -p $(USR)/include/linux
+	cp -u $(L)/tools/include/uapi/linux/bpf.h $(L)/tools/include/uapi/linux/btf.h \
+		$(USR)/include/linux/
+
+# bpftool, static so that the guest runs the same binary.
+$(BPFTOOL): $(FORCE_TOOLS) | $(LIBBPF_A)
+	@mkdir -p $(U)/bpftool
+	$(MAKE) -C $(L)/tools/bpf/bpftool OUTPUT=$(U)/bpftool/ \
+		CLANG=$(CLANG) LLVM_STRIP=$(LLVM_STRIP) EXTRA_LDFLAGS=-static \
+		feature-llvm=0 feature-libbfd=0 feature-libbfd-liberty=0 \
+		feature-libbfd-liberty-z=0
+
+# Rewritten only when the BTF's C view changes, so BPF objects rebuild
+# only then.
+$(VMLINUX_H): $(KB)/vmlinux $(BPFTOOL)
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file $(KB)/vmlinux format c >$@.tmp
+	if cmp -s $@.tmp $@; then rm $@.tmp; touch $@; else mv $@.tmp $@; fi
+
+# BPF objects and skeletons
+ST_PROGS := $(wildcard selftests/progs/*.bpf.c)
+EX_PROGS := $(wildcard bpf-progs/*.bpf.c)
+ST_OBJS := $(patsubst selftests/progs/%.bpf.c,$(U)/selftests/%.bpf.o,$(ST_PROGS))
+EX_OBJS := $(patsubst bpf-progs/%.bpf.c,$(U)/bpf-progs/%.bpf.o,$(EX_PROGS))
+ST_SKELS := $(ST_OBJS:.bpf.o=.skel.h)
+EX_SKELS := $(EX_OBJS:.bpf.o=.skel.h)
+
+$(U)/selftests/%.bpf.o: selftests/progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -MMD -c $< -o $@
+
+$(U)/bpf-progs/%.bpf.o: bpf-progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -MMD -c $< -o $@
+
+%.skel.h: %.bpf.o $(BPFTOOL)
+	$(BPFTOOL) gen skeleton $< >$@
+
+# Selftest runner: tests.h lists every prog_tests/*.c; it is rewritten
+# only when that list changes.
+TESTS := $(sort $(basename $(notdir $(wildcard selftests/prog_tests/*.c))))
+RUNNER_SRCS := selftests/runner.c selftests/helpers.c $(wildcard selftests/prog_tests/*.c)
+RUNNER_OBJS := $(patsubst selftests/%.c,$(U)/selftests/obj/%.o,$(RUNNER_SRCS))
+RUNNER := $(U)/selftests/runner
+
+$(U)/selftests/tests.h: FORCE
+	@mkdir -p $(@D)
+	@{ printf 'void test_%s(void);\n' $(TESTS); \
+	   printf '#define FPM_TESTS \\\n'; \
+	   printf '\t{ "%s", test_%s },\\\n' $(foreach t,$(TESTS),$(t) $(t)); \
+	   echo; } >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+$(U)/selftests/obj/%.o: selftests/%.c $(U)/selftests/tests.h $(ST_SKELS) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -I$(TOP)/selftests -I$(TOP)/selftests/progs \
+		-I$(U)/selftests -MMD -c $< -o $@
+
+$(RUNNER): $(RUNNER_OBJS) $(LIBBPF_A)
+	$(CC) -static -o $@ $(RUNNER_OBJS) $(STATIC_LIBS)
+
+# Example tools: bpf-progs/NAME.c with bpf-progs/NAME.bpf.c, plus ksyms.c.
+EX_TOOLS := $(patsubst bpf-progs/%.bpf.c,$(U)/bin/%,$(EX_PROGS))
+
+$(U)/bpf-progs/obj/%.o: bpf-progs/%.c $(EX_SKELS) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -I$(TOP)/bpf-progs -I$(U)/bpf-progs -MMD -c $< -o $@
+
+$(U)/bin/%: $(U)/bpf-progs/obj/%.o $(U)/bpf-progs/obj/ksyms.o $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $< $(U)/bpf-progs/obj/ksyms.o $(STATIC_LIBS)
+
+progs: $(RUNNER) $(EX_TOOLS)
+
+# Guest initramfs: busybox, /init, the runner, bpftool, the example tools.
+INITRAMFS := $(B)/initramfs-$(FLAVOUR).cpio.gz
+GUEST_FILES := /bin/busybox scripts/init.sh scripts/demo.sh $(RUNNER) $(BPFTOOL) $(EX_TOOLS)
+
+$(INITRAMFS): $(GUEST_FILES)
+	rm -rf $(U)/root
+	mkdir -p $(U)/root/bin $(U)/root/proc $(U)/root/sys $(U)/root/dev $(U)/root/tmp
+	cp /bin/busybox $(RUNNER) $(BPFTOOL) $(EX_TOOLS) $(U)/root/bin/
+	cp scripts/demo.sh $(U)/root/bin/demo.sh
+	cp scripts/init.sh $(U)/root/init
+	chmod +x $(U)/root/init $(U)/root/bin/*
+	(cd $(U)/root && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >$@
+
+initramfs: $(INITRAMFS)
+
+-include $(wildcard $(U)/selftests/*.d $(U)/bpf-progs/*.d $(U)/selftests/obj/*.d \
+	$(U)/selftests/obj/*/*.d $(U)/bpf-progs/obj/*.d)

@@ -1,0 +1,58 @@
+#!/bin/bash
+# checkpatch.pl --strict, from the applied tree, over every patch in the
+# series and every C source and header this project owns: the kernel
+# overlay, selftests/ and bpf-progs/. Any error, warning or check fails.
+#
+# usage: check.sh [-r RESULTS]   (appends "ok|not ok check:FILE" lines)
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+L=${BUILD:-$TOP/build}/linux
+results=/dev/null
+[ "${1:-}" = -r ] && results=$2
+CP="$L/scripts/checkpatch.pl --strict --quiet --no-summary --show-types --color=never"
+# User-space code talks the uapi's language (__u64, not u64) and builds
+# outside the kernel tree, so it is exempt from the kernel-types rules.
+# "const volatile" is libbpf's idiom for rodata set before load.
+USER_IGNORE=PREFER_KERNEL_TYPES,VOLATILE
+# spdxcheck.py needs the system python3 and its python3-ply, python3-git.
+export PATH=/usr/bin:$PATH
+
+fail=0
+check() {
+	local name=$1 out
+	shift
+	out=$(cd "$L" && "$@" 2>&1)
+	if [ -z "$out" ]; then
+		echo "ok check:$name" >>"$results"
+	else
+		echo "$out" | sed "s|^|    |"
+		echo "not ok check:$name" | tee -a "$results"
+		fail=1
+	fi
+}
+
+n=0
+while read -r p; do
+	check "patches/$p" $CP "$TOP/patches/$p"
+	n=$((n + 1))
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" 2>/dev/null)
+
+cd "$TOP"
+for f in $(git ls-files --cached --others --exclude-standard -- \
+	'arch/*.[ch]' 'kernel/*.[ch]' 'include/*.h' 'lib/*.[ch]' 'samples/*.[ch]' \
+	'tools/*.[ch]' 'net/*.[ch]' 'mm/*.[ch]'); do
+	check "$f" $CP -f "$TOP/$f"
+	n=$((n + 1))
+done
+for f in $(git ls-files --cached --others --exclude-standard -- \
+	'selftests/*.[ch]' 'bpf-progs/*.[ch]'); do
+	case $f in
+	# kfunc declarations are extern and __weak by design (bpf_ksym_exists()).
+	*/include/*.h) check "$f" $CP --ignore "$USER_IGNORE,AVOID_EXTERNS,WEAK_DECLARATION" -f "$TOP/$f" ;;
+	*) check "$f" $CP --ignore "$USER_IGNORE" -f "$TOP/$f" ;;
+	esac
+	n=$((n + 1))
+done
+echo "check: $n file(s), $([ $fail -eq 0 ] && echo clean || echo FAILED)"
+exit $fail

@@ -1,0 +1,45 @@
+#!/bin/busybox sh
+# Guest /init. The kernel command line selects what runs:
+#   fpm.mode=test   run the selftest runner (fpm.filter=GLOB[,GLOB...])
+#   fpm.mode=demo   run the example tracer against a small workload
+#   fpm.mode=probe  only prove that the guest boots (KVM probe)
+# The host parses this console output; see scripts/vmlog.py.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t bpf bpf /sys/fs/bpf
+ulimit -l unlimited
+
+mode=test
+filter=
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	fpm.mode=*) mode=${arg#fpm.mode=} ;;
+	fpm.filter=*) filter=${arg#fpm.filter=} ;;
+	esac
+done
+echo "fpm: guest up, $(nproc) cpus, kernel $(uname -r), mode $mode"
+
+case $mode in
+test)
+	/bin/runner ${filter:+-t "$filter"}
+	echo "fpm: runner exit $?"
+	;;
+demo)
+	/bin/demo.sh
+	;;
+probe)
+	echo "fpm: probe ok"
+	;;
+esac
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak
+fi
+echo "fpm: done"
+reboot -f

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Configure and build the kernel out of tree (O=KBUILD), incrementally.
+#
+#   kernel.sh config KBUILD FRAGMENT...   regenerate .config when the
+#                                         fragments or the tree changed
+#   kernel.sh build KBUILD                kbuild, skipped when the tree,
+#                                         its edits and .config are as
+#                                         at the last good build
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-$TOP/build}
+L=$B/linux
+cmd=$1
+O=$(realpath -m "$2")
+shift 2
+mkdir -p "$O"
+
+tree_id() {
+	git -C "$L" rev-parse HEAD
+	git -C "$L" status --porcelain --untracked-files=no | sort
+	git -C "$L" diff HEAD | sha256sum
+}
+
+case $cmd in
+config)
+	id=$({ tree_id; cat "$@"; } | sha256sum)
+	if [ -f "$O/.config" ] && [ "$id" = "$(cat "$O/.fpm-config-id" 2>/dev/null)" ]; then
+		echo "kernel: .config is up to date"
+		exit 0
+	fi
+	"$TOP/scripts/config.sh" "$O" "$@"
+	echo "$id" >"$O/.fpm-config-id"
+	;;
+build)
+	id=$({ tree_id; cat "$O/.config"; } | sha256sum)
+	if [ -f "$O/arch/x86/boot/bzImage" ] &&
+		[ "$id" = "$(cat "$O/.fpm-build-id" 2>/dev/null)" ]; then
+		echo "kernel: up to date"
+		exit 0
+	fi
+	rm -f "$O/.fpm-build-id"
+	log=$B/logs/kernel-$(basename "$O").log
+	"$TOP/scripts/stage.sh" kbuild -q "$log" -- \
+		make -C "$L" O="$O" -j"$(nproc)" bzImage modules
+	echo "$id" >"$O/.fpm-build-id"
+	;;
+*)
+	echo "usage: $0 config|build KBUILD [FRAGMENT...]" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,51 @@
+#!/bin/bash
+# The test command: build everything, then run checkpatch, the host unit
+# tests and the VM selftests. Every result is one "ok NAME" / "not ok NAME"
+# line in build/results-FLAVOUR.txt; the last line printed is
+# "N passed, N failed" over all of them.
+#
+# usage: run-tests.sh FLAVOUR [VM_FILTER] [VM_TIMEOUT_S]
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+flavour=${1:-default}
+filter=${2:-}
+timeout=${3:-1800}
+B=${BUILD:-$TOP/build}
+R=$B/results-$flavour.txt
+STAGE=$TOP/scripts/stage.sh
+mkdir -p "$B"
+: >"$R"
+
+summary() {
+	local passed failed
+	passed=$(grep -c '^ok ' "$R")
+	failed=$(grep -c '^not ok ' "$R")
+	if [ "$failed" -gt 0 ]; then
+		echo "failed:"
+		sed -n 's/^not ok /  /p' "$R"
+	fi
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+start=$(date +%s)
+if ! make --no-print-directory FLAVOUR="$flavour" all; then
+	echo "not ok build" >>"$R"
+	summary
+	exit 1
+fi
+echo "ok build" >>"$R"
+
+"$STAGE" checkpatch -- scripts/check.sh -r "$R"
+
+"$STAGE" host-tests -- scripts/host-tests.sh -r "$R"
+
+kb=$B/kbuild
+[ "$flavour" = debug ] && kb=$B/kbuild-debug
+"$STAGE" vm-tests -- scripts/vmtest.sh -m test ${filter:+-t "$filter"} -T "$timeout" \
+	-k "$kb" -i "$B/initramfs-$flavour.cpio.gz" -l "$B/logs/vm-test-$flavour.log" -r "$R"
+
+echo "tests: $(($(date +%s) - start)) s in all; results in $R"
+summary

@@ -1,0 +1,190 @@
+#!/bin/bash
+# Maintain build/linux, the applied kernel tree, as a git repository:
+#
+#   base            the pinned Debian tarball, tagged "base"
+#   one commit per  patches/series entry (edits to upstream files)
+#   overlay         whole files this project owns, laid over at their paths
+#
+# apply    rebuilds that history when BASE, the series or the overlay changed.
+#          Commits are made in a private index, then the work tree is moved
+#          with "git reset --hard", which rewrites only the files whose
+#          content changed, so kernel rebuilds stay incremental.
+# refresh  goes the other way: commits made in build/linux are exported to
+#          patches/ (changes to upstream files) and to the overlay (files that
+#          are not in the base, or already overlay files).
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/BASE"
+B=${BUILD:-$TOP/build}
+L=$B/linux
+STATE=$L/.git/fpm
+OVERLAY_ROOTS="arch block certs crypto Documentation drivers fs include init ipc kernel lib mm net samples security sound tools virt"
+# Fixed identity and dates make the generated history reproducible.
+export GIT_COMMITTER_NAME="fprobe-multi apply" GIT_COMMITTER_EMAIL="apply@fprobe-multi.invalid"
+
+die() { echo "tree: ERROR: $*" >&2; exit 1; }
+g() { git -C "$L" "$@"; }
+
+overlay_files() {
+	local r
+	for r in $OVERLAY_ROOTS; do
+		if [ -d "$TOP/$r" ]; then
+			(cd "$TOP" && find "$r" -type f ! -name '*~' ! -name '.*.sw?')
+		fi
+	done | LC_ALL=C sort
+}
+
+series() {
+	[ -f "$TOP/patches/series" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series"
+}
+
+stamp() {
+	{
+		cat "$TOP/BASE"
+		series | while read -r p; do echo "$p"; cat "$TOP/patches/$p"; done
+		overlay_files | while read -r f; do
+			echo "$f $(stat -c %a "$TOP/$f")"; cat "$TOP/$f"
+		done
+	} | sha256sum | cut -d' ' -f1
+}
+
+check_tarball() {
+	[ -f "$BASE_TARBALL" ] || die "$BASE_TARBALL missing: run scripts/deps.sh"
+	local sum
+	sum=$(sha256sum "$BASE_TARBALL" | cut -d' ' -f1)
+	[ "$sum" = "$BASE_SHA256" ] ||
+		die "$BASE_TARBALL has sha256 $sum, BASE pins $BASE_SHA256 ($BASE_PACKAGE $BASE_VERSION)"
+}
+
+make_base() {
+	check_tarball
+	echo "tree: unpacking $BASE_PACKAGE $BASE_VERSION into $L"
+	rm -rf "$L" "$L.tmp"
+	mkdir -p "$L.tmp"
+	tar -xJf "$BASE_TARBALL" -C "$L.tmp" --strip-components=1 "$BASE_TOPDIR"
+	git -C "$L.tmp" init -q -b work
+	git -C "$L.tmp" config core.autocrlf false
+	git -C "$L.tmp" config gc.auto 0
+	git -C "$L.tmp" add -A -f .
+	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+		git -C "$L.tmp" commit -q --author="Debian <debian-kernel@lists.debian.org>" \
+		-m "base: $BASE_PACKAGE $BASE_VERSION" -m "sha256 $BASE_SHA256"
+	git -C "$L.tmp" tag base
+	mv "$L.tmp" "$L"
+	mkdir -p "$STATE"
+	g rev-parse HEAD >"$STATE/head"
+}
+
+# Build base + series + overlay as commits in a private index; print the head.
+build_commits() {
+	local idx=$STATE/index parent tree p msg info
+	export GIT_INDEX_FILE=$idx
+	g read-tree base
+	parent=$(g rev-parse base)
+	msg=$(mktemp) info=$(mktemp)
+	while read -r p; do
+		[ -f "$TOP/patches/$p" ] || die "patches/series lists $p, which does not exist"
+		g apply --cached --whitespace=nowarn "$TOP/patches/$p" ||
+			die "patches/$p does not apply"
+		git mailinfo -k "$msg" /dev/null <"$TOP/patches/$p" >"$info"
+		tree=$(g write-tree)
+		parent=$(
+			GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$info")
+			GIT_AUTHOR_EMAIL=$(sed -n 's/^Email: //p' "$info")
+			GIT_AUTHOR_DATE=$(sed -n 's/^Date: //p' "$info")
+			export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE
+			export GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
+			{ sed -n 's/^Subject: //p' "$info"; echo; cat "$msg"; } |
+				g commit-tree "$tree" -p "$parent"
+		)
+	done < <(series)
+	overlay_files | while read -r p; do
+		local mode=100644 blob
+		[ -x "$TOP/$p" ] && mode=100755
+		blob=$(git -C "$L" hash-object -w "$TOP/$p")
+		g update-index --add --cacheinfo "$mode,$blob,$p"
+	done
+	tree=$(g write-tree)
+	if [ "$tree" != "$(g rev-parse "$parent^{tree}")" ]; then
+		parent=$(GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+			g commit-tree "$tree" -p "$parent" \
+			-m "overlay: fprobe-multi files" \
+			-m "Whole files owned by the fprobe-multi project (see its README).")
+	fi
+	rm -f "$msg" "$info" "$idx"
+	unset GIT_INDEX_FILE
+	echo "$parent"
+}
+
+check_clean() {
+	[ -z "$(g status --porcelain --untracked-files=no)" ] ||
+		die "build/linux has uncommitted changes: commit them and run 'make refresh-patches', or discard them"
+	[ "$(g rev-parse HEAD)" = "$(cat "$STATE/head")" ] ||
+		die "build/linux has commits that are not exported: run 'make refresh-patches' (or FORCE_APPLY=1 to drop them)"
+}
+
+cmd_apply() {
+	local s new
+	[ -d "$L/.git" ] || make_base
+	s=$(stamp)
+	if [ "$s" = "$(cat "$STATE/stamp" 2>/dev/null)" ] &&
+		[ "$(g rev-parse HEAD)" = "$(cat "$STATE/head")" ]; then
+		echo "tree: build/linux is up to date"
+		return 0
+	fi
+	[ -n "${FORCE_APPLY:-}" ] || check_clean
+	new=$(build_commits)
+	g reset -q --hard "$new"
+	echo "$new" >"$STATE/head"
+	echo "$s" >"$STATE/stamp"
+	echo "tree: applied $(series | wc -l) patch(es) and $(overlay_files | wc -l) overlay file(s)"
+	g log --oneline base..HEAD | sed 's/^/tree:   /'
+}
+
+cmd_refresh() {
+	local added f excl=()
+	[ -d "$L/.git" ] || die "no build/linux: run 'make apply' first"
+	[ -z "$(g status --porcelain --untracked-files=no)" ] ||
+		die "build/linux has uncommitted changes: commit them first"
+	added=$(g diff --name-only --diff-filter=A base HEAD)
+	# Overlay: files new since base under an overlay root, and the existing overlay.
+	{
+		for f in $added; do
+			case " $OVERLAY_ROOTS " in *" ${f%%/*} "*) echo "$f" ;; esac
+		done
+		overlay_files
+	} | LC_ALL=C sort -u >"$STATE/overlay.list"
+	while read -r f; do
+		if g cat-file -e "HEAD:$f" 2>/dev/null; then
+			mkdir -p "$TOP/$(dirname "$f")"
+			g show "HEAD:$f" >"$TOP/$f"
+			if [ "$(g ls-tree HEAD -- "$f" | cut -c1-6)" = 100755 ]; then
+				chmod +x "$TOP/$f"
+			else
+				chmod -x "$TOP/$f"
+			fi
+		else
+			rm -f "$TOP/$f"
+		fi
+		excl+=(":(exclude)$f")
+	done <"$STATE/overlay.list"
+	rm -f "$TOP"/patches/*.patch
+	mkdir -p "$TOP/patches"
+	g format-patch -q --zero-commit --no-signature --no-numbered \
+		-o "$TOP/patches" base..HEAD -- . "${excl[@]}" >/dev/null
+	(cd "$TOP/patches" && ls -1 -- *.patch 2>/dev/null || true) >"$TOP/patches/series"
+	# The exported files must rebuild exactly this tree.
+	[ "$(g rev-parse "$(build_commits)^{tree}")" = "$(g rev-parse 'HEAD^{tree}')" ] ||
+		die "exported patches and overlay do not reproduce build/linux HEAD"
+	g rev-parse HEAD >"$STATE/head"
+	stamp >"$STATE/stamp"
+	echo "tree: exported $(series | wc -l) patch(es) and $(wc -l <"$STATE/overlay.list") overlay file(s)"
+}
+
+case ${1:-} in
+apply) cmd_apply ;;
+refresh) cmd_refresh ;;
+*) echo "usage: $0 apply|refresh" >&2; exit 2 ;;
+esac

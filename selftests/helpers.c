@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "helpers.h"
+#include "trigger.skel.h"
+
+const char *const fentry_test_names[8] = {
+	"bpf_fentry_test1", "bpf_fentry_test2", "bpf_fentry_test3",
+	"bpf_fentry_test4", "bpf_fentry_test5", "bpf_fentry_test6",
+	"bpf_fentry_test7", "bpf_fentry_test8",
+};
+
+const int fentry_test_rets[8] = { 2, 5, 15, 34, 65, 111, 0, 0 };
+
+const __u64 fentry_test_cookies[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+unsigned long ksym_addr(const char *name)
+{
+	unsigned long addr, found = 0;
+	char sym[256], type;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%lx %c %255s%*[^\n]", &addr, &type, sym) == 3) {
+		if (!strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+unsigned long ftrace_addr(const char *name)
+{
+	unsigned long addr, found = 0;
+	char sym[256];
+	FILE *f;
+
+	f = fopen(TRACEFS "available_filter_functions_addrs", "r");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%lx %255s%*[^\n]", &addr, sym) == 2) {
+		if (!strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int trigger_fentry_tests(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	static struct trigger_bpf *skel;
+	int err;
+
+	if (!skel) {
+		skel = trigger_bpf__open_and_load();
+		if (!skel)
+			return -errno;
+	}
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.trigger), &topts);
+	if (err)
+		return -errno;
+	/* test_run sets retval 0 only when every bpf_fentry_testN returned its value */
+	return topts.retval ? -EIO : 0;
+}
+
+static int put_file(const char *path, const char *buf, int flags)
+{
+	ssize_t n, len = strlen(buf);
+	int fd, err = 0;
+
+	fd = open(path, flags);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n != len)
+		err = n < 0 ? -errno : -EIO;
+	close(fd);
+	return err;
+}
+
+int write_file(const char *path, const char *buf)
+{
+	return put_file(path, buf, O_WRONLY | O_TRUNC);
+}
+
+int append_file(const char *path, const char *buf)
+{
+	return put_file(path, buf, O_WRONLY | O_APPEND);
+}
+
+ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n, len = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while (len < (ssize_t)size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0) {
+			len = -errno;
+			break;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (len >= 0)
+		buf[len] = 0;
+	return len;
+}

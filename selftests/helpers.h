@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __FPM_HELPERS_H
+#define __FPM_HELPERS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include "fentry_test_values.h"
+
+/* Address of a kernel symbol from /proc/kallsyms, 0 if absent. */
+unsigned long ksym_addr(const char *name);
+
+/*
+ * Address of the ftrace call site of a function, from
+ * available_filter_functions_addrs (after the ENDBR under IBT); 0 if absent.
+ */
+unsigned long ftrace_addr(const char *name);
+
+/* Call bpf_fentry_test1..8 once each (see progs/fentry_test_values.h). */
+int trigger_fentry_tests(void);
+
+/* Names bpf_fentry_test1..8, index 0..7. */
+extern const char *const fentry_test_names[8];
+/* Return values of bpf_fentry_test1..8. */
+extern const int fentry_test_rets[8];
+/* Attach cookies the tests give bpf_fentry_test1..8: 1..8. */
+extern const __u64 fentry_test_cookies[8];
+
+/* Whole-file helpers for procfs and tracefs; return 0 or -errno. */
+int write_file(const char *path, const char *buf);
+int append_file(const char *path, const char *buf);
+/* Read up to size - 1 bytes, NUL-terminated; returns length or -errno. */
+ssize_t read_file(const char *path, char *buf, size_t size);
+
+#define TRACEFS "/sys/kernel/tracing/"
+
+#endif

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobe.multi entry programs on bpf_fentry_test1..8, attached by symbol
+ * and by address: each call is seen once, with the arguments the caller
+ * passed (compared at their C type's width, as the upper bits of narrow
+ * register arguments are undefined), the function IP and its cookie.
+ */
+#include "test_progs.h"
+#include "helpers.h"
+#include "kprobe_multi_args.skel.h"
+
+struct expected_args {
+	int nr;
+	int bits[6];
+	__u64 val[6];
+};
+
+/* Arguments net/bpf/test_run.c passes; test8's is a stack address. */
+static const struct expected_args exp_args[NR_FENTRY_TESTS] = {
+	{ 1, { 32 }, { 1 } },
+	{ 2, { 32, 64 }, { 2, 3 } },
+	{ 3, { 8, 32, 64 }, { 4, 5, 6 } },
+	{ 4, { 64, 8, 32, 64 }, { 7, 8, 9, 10 } },
+	{ 5, { 64, 64, 16, 32, 64 }, { 11, 12, 13, 14, 15 } },
+	{ 6, { 64, 64, 16, 32, 64, 64 }, { 16, 17, 18, 19, 20, 21 } },
+	{ 1, { 64 }, { 0 } },
+	{ 0 },
+};
+
+static __u64 low_bits(__u64 v, int bits)
+{
+	return bits == 64 ? v : v & ((1ULL << bits) - 1);
+}
+
+static void check_calls(const struct call_rec *rec)
+{
+	char label[96];
+	int i, a;
+
+	for (i = 1; i <= NR_FENTRY_TESTS; i++) {
+		const struct expected_args *e = &exp_args[i - 1];
+		const char *fn = fentry_test_names[i - 1];
+
+		snprintf(label, sizeof(label), "entries seen for %s", fn);
+		ASSERT_EQ(rec[i].entries, 1, label);
+		snprintf(label, sizeof(label), "bpf_get_func_ip() at entry of %s", fn);
+		ASSERT_EQ(rec[i].func_ip, ksym_addr(fn), label);
+		snprintf(label, sizeof(label), "attach cookie of %s", fn);
+		ASSERT_EQ(rec[i].cookie, i, label);
+		for (a = 0; a < e->nr; a++) {
+			snprintf(label, sizeof(label), "%s argument %d", fn, a + 1);
+			ASSERT_EQ(low_bits(rec[i].args[a], e->bits[a]), e->val[a], label);
+		}
+	}
+	/* Kernel addresses have the top bit set, with 4- and 5-level paging. */
+	ASSERT_TRUE((__s64)rec[8].args[0] < 0,
+		    "bpf_fentry_test8 argument 1 is a kernel-half address");
+}
+
+static void run(bool by_addr)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts,
+		    .cookies = fentry_test_cookies,
+		    .cnt = NR_FENTRY_TESTS);
+	struct kprobe_multi_args_bpf *skel;
+	unsigned long addrs[NR_FENTRY_TESTS];
+	struct bpf_link *link = NULL;
+	int i;
+
+	skel = kprobe_multi_args_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load kprobe_multi_args"))
+		return;
+	skel->bss->target_tgid = getpid();
+	if (by_addr) {
+		for (i = 0; i < NR_FENTRY_TESTS; i++) {
+			addrs[i] = ksym_addr(fentry_test_names[i]);
+			if (!ASSERT_NEQ(addrs[i], 0, "bpf_fentry_testN is in kallsyms"))
+				goto cleanup;
+		}
+		opts.addrs = addrs;
+	} else {
+		opts.syms = (const char **)fentry_test_names;
+	}
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.multi_entry, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach kprobe.multi"))
+		goto cleanup;
+	if (!ASSERT_OK(trigger_fentry_tests(), "trigger bpf_fentry_test1..8"))
+		goto cleanup;
+	check_calls(skel->bss->rec);
+cleanup:
+	bpf_link__destroy(link);
+	kprobe_multi_args_bpf__destroy(skel);
+}
+
+void test_kprobe_multi(void)
+{
+	if (test__start_subtest("args_by_syms"))
+		run(false);
+	if (test__start_subtest("args_by_addrs"))
+		run(true);
+}
