@@ -115,16 +115,32 @@ $(U)/bin/%: $(U)/bpf-progs/obj/%.o $(U)/bpf-progs/obj/ksyms.o $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $< $(U)/bpf-progs/obj/ksyms.o $(STATIC_LIBS)
 
-progs: $(RUNNER) $(EX_TOOLS)
+# The test module, built out of tree against the kernel in $(KB). Its
+# sources are copied so that kbuild's outputs stay under build/.
+KMOD := $(U)/kmod-$(FLAVOUR)/fpm_test.ko
+
+$(KMOD): $(wildcard selftests/kmod/*) $(KB)/vmlinux
+	rm -rf $(@D)
+	mkdir -p $(@D)
+	cp selftests/kmod/* $(@D)/
+	$(MAKE) -C $(L) O=$(KB) M=$(@D) modules
+
+progs: $(RUNNER) $(EX_TOOLS) $(KMOD)
 
 # Guest initramfs: busybox, /init, the runner, bpftool, the example tools.
 INITRAMFS := $(B)/initramfs-$(FLAVOUR).cpio.gz
-GUEST_FILES := /bin/busybox scripts/init.sh scripts/demo.sh $(RUNNER) $(BPFTOOL) $(EX_TOOLS)
+FTRACE_TESTS := $(L)/tools/testing/selftests/ftrace
+GUEST_FILES := /bin/busybox /bin/bash-static scripts/init.sh scripts/demo.sh $(RUNNER) \
+	$(BPFTOOL) $(EX_TOOLS) $(KMOD) $(FTRACE_TESTS)/ftracetest
 
 $(INITRAMFS): $(GUEST_FILES)
 	rm -rf $(U)/root
-	mkdir -p $(U)/root/bin $(U)/root/proc $(U)/root/sys $(U)/root/dev $(U)/root/tmp
+	mkdir -p $(U)/root/bin $(U)/root/lib $(U)/root/proc $(U)/root/sys $(U)/root/dev \
+		$(U)/root/tmp
 	cp /bin/busybox $(RUNNER) $(BPFTOOL) $(EX_TOOLS) $(U)/root/bin/
+	cp $(KMOD) $(U)/root/lib/
+	cp /bin/bash-static $(U)/root/bin/bash
+	cp -r $(FTRACE_TESTS) $(U)/root/ftrace
 	cp scripts/demo.sh $(U)/root/bin/demo.sh
 	cp scripts/init.sh $(U)/root/init
 	chmod +x $(U)/root/init $(U)/root/bin/*

@@ -14,6 +14,7 @@ mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t bpf bpf /sys/fs/bpf
 ulimit -l unlimited
+insmod /lib/fpm_test.ko || echo "fpm: ERROR: cannot load fpm_test.ko"
 
 mode=test
 filter=

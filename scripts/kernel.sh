@@ -16,15 +16,21 @@ O=$(realpath -m "$2")
 shift 2
 mkdir -p "$O"
 
+# Content, not history: the same files give the same id, committed or not.
 tree_id() {
-	git -C "$L" rev-parse HEAD
-	git -C "$L" status --porcelain --untracked-files=no | sort
+	git -C "$L" rev-parse 'HEAD^{tree}'
 	git -C "$L" diff HEAD | sha256sum
+}
+
+# Only Kconfig files can change what olddefconfig makes of the fragments.
+kconfig_id() {
+	git -C "$L" ls-files -s -- '*Kconfig*'
+	git -C "$L" diff HEAD -- '*Kconfig*'
 }
 
 case $cmd in
 config)
-	id=$({ tree_id; cat "$@"; } | sha256sum)
+	id=$({ kconfig_id; cat "$@"; } | sha256sum)
 	if [ -f "$O/.config" ] && [ "$id" = "$(cat "$O/.fpm-config-id" 2>/dev/null)" ]; then
 		echo "kernel: .config is up to date"
 		exit 0

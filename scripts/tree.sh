@@ -129,9 +129,15 @@ cmd_apply() {
 	local s new
 	[ -d "$L/.git" ] || make_base
 	s=$(stamp)
-	if [ "$s" = "$(cat "$STATE/stamp" 2>/dev/null)" ] &&
-		[ "$(g rev-parse HEAD)" = "$(cat "$STATE/head")" ]; then
-		echo "tree: build/linux is up to date"
+	if [ "$s" = "$(cat "$STATE/stamp" 2>/dev/null)" ]; then
+		# Nothing changed here since the last apply or refresh: build
+		# whatever is in build/linux, work in progress included.
+		if [ "$(g rev-parse HEAD)" != "$(cat "$STATE/head")" ] ||
+			[ -n "$(g status --porcelain --untracked-files=no)" ]; then
+			echo "tree: build/linux has local work not yet exported (make refresh-patches)"
+		else
+			echo "tree: build/linux is up to date"
+		fi
 		return 0
 	fi
 	[ -n "${FORCE_APPLY:-}" ] || check_clean

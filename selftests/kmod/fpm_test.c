@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fpm_test: in-kernel scenarios for fprobe on the fgraph shadow stack.
+ *
+ * Each scenario registers its own fprobe on a function of this module,
+ * drives calls to it, unregisters, and reports counters as one line of
+ * "key=value" pairs. Write the scenario to /sys/kernel/debug/fpm_test/run,
+ * then read the same file for its result:
+ *
+ *   recursion N   fpm_test_recurse() nests N + 1 deep; entry data and return
+ *                 values must pair up at every level. A large N fills the
+ *                 shadow stack: the calls that do not fit are counted.
+ *   migrate       the caller sleeps inside fpm_test_sleep() and wakes up on
+ *                 the other CPU; the exit must see the entry data.
+ *   block N       N kthreads block inside fpm_test_block() under an fprobe
+ *                 and a classic kretprobe (default maxactive), then are
+ *                 released; both report what they saw.
+ *   unregister N  as block, but the fprobe is unregistered while the
+ *                 threads are inside; their returns must still be right.
+ *
+ * The userspace side (selftests/prog_tests/fprobe_fgraph.c) checks the
+ * exact values.
+ */
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fprobe.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+
+#define ENTRY_MAGIC	0xf9b0000000000000UL
+#define MAGIC_MASK	0xffff000000000000UL
+
+struct fpm_counts {
+	atomic_t entries;
+	atomic_t exits;
+	atomic_t bad_data;	/* entry data not as stored at entry */
+	atomic_t bad_ret;	/* wrong return value or return address */
+	atomic_t max_frames;	/* fgraph frames on the stack at the deepest call */
+	int entry_cpu;
+	int exit_cpu;
+};
+
+static struct fpm_counts cnt;
+static DEFINE_MUTEX(fpm_lock);
+static char fpm_result[256];
+
+/* Keep the compiler from turning the recursion into a loop. */
+static int fpm_one = 1;
+
+noinline int fpm_test_recurse(int depth)
+{
+	int ret;
+
+	if (depth <= 0)
+		return 0;
+	ret = fpm_test_recurse(depth - 1);
+	barrier();
+	return ret + READ_ONCE(fpm_one);
+}
+
+noinline int fpm_test_sleep(int arg)
+{
+	int cpu = raw_smp_processor_id();
+
+	set_cpus_allowed_ptr(current, cpumask_of(!cpu));
+	msleep(20);
+	return arg + 1;
+}
+
+static DECLARE_COMPLETION(fpm_release);
+static atomic_t fpm_inside;
+
+noinline int fpm_test_block(int arg)
+{
+	atomic_inc(&fpm_inside);
+	wait_for_completion(&fpm_release);
+	return 2 * arg + 1;
+}
+
+static int rec_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		     struct ftrace_regs *fregs, void *data)
+{
+	unsigned long *d = data;
+	long depth = ftrace_regs_get_argument(fregs, 0);
+
+	d[0] = ENTRY_MAGIC | depth;
+	d[1] = ret_ip;
+	atomic_inc(&cnt.entries);
+	/* fgraph frames on this task's shadow stack (depth counts from -1) */
+	if (!depth)
+		atomic_set(&cnt.max_frames, current->curr_ret_depth + 1);
+	return 0;
+}
+
+static void rec_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		     struct ftrace_regs *fregs, void *data)
+{
+	unsigned long *d = data;
+
+	atomic_inc(&cnt.exits);
+	if ((d[0] & MAGIC_MASK) != ENTRY_MAGIC)
+		atomic_inc(&cnt.bad_data);
+	else if ((int)ftrace_regs_get_return_value(fregs) != (int)(d[0] & ~MAGIC_MASK) ||
+		 ret_ip != d[1])
+		atomic_inc(&cnt.bad_ret);
+}
+
+static int sleep_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		       struct ftrace_regs *fregs, void *data)
+{
+	unsigned long *d = data;
+
+	d[0] = ENTRY_MAGIC | ftrace_regs_get_argument(fregs, 0);
+	cnt.entry_cpu = raw_smp_processor_id();
+	atomic_inc(&cnt.entries);
+	return 0;
+}
+
+static void sleep_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		       struct ftrace_regs *fregs, void *data)
+{
+	unsigned long *d = data;
+
+	cnt.exit_cpu = raw_smp_processor_id();
+	atomic_inc(&cnt.exits);
+	if ((d[0] & MAGIC_MASK) != ENTRY_MAGIC)
+		atomic_inc(&cnt.bad_data);
+	else if (ftrace_regs_get_return_value(fregs) != (d[0] & ~MAGIC_MASK) + 1)
+		atomic_inc(&cnt.bad_ret);
+}
+
+static int block_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		       struct ftrace_regs *fregs, void *data)
+{
+	*(unsigned long *)data = ENTRY_MAGIC | ftrace_regs_get_argument(fregs, 0);
+	atomic_inc(&cnt.entries);
+	return 0;
+}
+
+static void block_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		       struct ftrace_regs *fregs, void *data)
+{
+	unsigned long d = *(unsigned long *)data;
+
+	atomic_inc(&cnt.exits);
+	if ((d & MAGIC_MASK) != ENTRY_MAGIC)
+		atomic_inc(&cnt.bad_data);
+	else if (ftrace_regs_get_return_value(fregs) != 2 * (d & ~MAGIC_MASK) + 1)
+		atomic_inc(&cnt.bad_ret);
+}
+
+static atomic_t krp_hits;
+
+static int krp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&krp_hits);
+	return 0;
+}
+
+static void report(struct fprobe *fp, const char *extra)
+{
+	snprintf(fpm_result, sizeof(fpm_result),
+		 "entries=%d exits=%d bad_data=%d bad_ret=%d nmissed=%lu stack=%ld recursion=%ld%s\n",
+		 atomic_read(&cnt.entries), atomic_read(&cnt.exits),
+		 atomic_read(&cnt.bad_data), atomic_read(&cnt.bad_ret),
+		 fprobe_nmissed(fp), atomic_long_read(&fp->nmissed_stack),
+		 atomic_long_read(&fp->nmissed_recursion), extra);
+}
+
+static int run_recursion(int depth)
+{
+	struct fprobe fp = {
+		.entry_handler = rec_entry,
+		.exit_handler = rec_exit,
+		.entry_data_size = 2 * sizeof(long),
+	};
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	char extra[64];
+	int ret;
+
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		return ret;
+	ret = fpm_test_recurse(depth);
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " ret=%d frames=%d", ret,
+		 atomic_read(&cnt.max_frames));
+	report(&fp, extra);
+	return 0;
+}
+
+static int run_migrate(void)
+{
+	struct fprobe fp = {
+		.entry_handler = sleep_entry,
+		.exit_handler = sleep_exit,
+		.entry_data_size = sizeof(long),
+	};
+	unsigned long addr = (unsigned long)fpm_test_sleep;
+	cpumask_var_t saved;
+	char extra[64];
+	int ret;
+
+	if (num_online_cpus() < 2)
+		return -EOPNOTSUPP;
+	if (!alloc_cpumask_var(&saved, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_copy(saved, current->cpus_ptr);
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (!ret) {
+		set_cpus_allowed_ptr(current, cpumask_of(0));
+		ret = fpm_test_sleep(41);
+		unregister_fprobe(&fp);
+		snprintf(extra, sizeof(extra), " ret=%d entry_cpu=%d exit_cpu=%d",
+			 ret, cnt.entry_cpu, cnt.exit_cpu);
+		report(&fp, extra);
+		ret = 0;
+	}
+	set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
+	return ret;
+}
+
+struct blocker {
+	int arg;
+	int ret;
+	struct completion done;
+};
+
+static int blocker_fn(void *data)
+{
+	struct blocker *b = data;
+
+	b->ret = fpm_test_block(b->arg);
+	complete(&b->done);
+	return 0;
+}
+
+/* Start @n threads and wait until all are inside fpm_test_block(). */
+static int start_blockers(struct blocker *b, int n)
+{
+	int i;
+
+	reinit_completion(&fpm_release);
+	atomic_set(&fpm_inside, 0);
+	for (i = 0; i < n; i++) {
+		struct task_struct *t;
+
+		b[i].arg = i;
+		init_completion(&b[i].done);
+		t = kthread_run(blocker_fn, &b[i], "fpm_block/%d", i);
+		if (IS_ERR(t)) {
+			/* let the started ones go, then report */
+			complete_all(&fpm_release);
+			while (i--)
+				wait_for_completion(&b[i].done);
+			return PTR_ERR(t);
+		}
+	}
+	while (atomic_read(&fpm_inside) < n)
+		msleep(10);
+	return 0;
+}
+
+/* Release the threads; count those that got a wrong return value. */
+static int release_blockers(struct blocker *b, int n)
+{
+	int i, bad = 0;
+
+	complete_all(&fpm_release);
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&b[i].done);
+		if (b[i].ret != 2 * i + 1)
+			bad++;
+	}
+	return bad;
+}
+
+static int run_block(int n, bool unregister_early)
+{
+	struct fprobe fp = {
+		.entry_handler = block_entry,
+		.exit_handler = block_exit,
+		.entry_data_size = sizeof(long),
+	};
+	struct kretprobe krp = {
+		.handler = krp_handler,
+		.kp.symbol_name = "fpm_test_block",
+	};
+	unsigned long addr = (unsigned long)fpm_test_block;
+	struct blocker *b;
+	char extra[96];
+	int ret, bad;
+
+	b = kvcalloc(n, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	atomic_set(&krp_hits, 0);
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		goto out_free;
+	ret = register_kretprobe(&krp);
+	if (ret)
+		goto out_fprobe;
+	ret = start_blockers(b, n);
+	if (ret)
+		goto out_kretprobe;
+	if (unregister_early)
+		unregister_fprobe(&fp);
+	bad = release_blockers(b, n);
+	snprintf(extra, sizeof(extra),
+		 " wrong_returns=%d kretprobe_hits=%d kretprobe_missed=%d kretprobe_maxactive=%d",
+		 bad, atomic_read(&krp_hits), krp.nmissed, krp.maxactive);
+out_kretprobe:
+	unregister_kretprobe(&krp);
+out_fprobe:
+	if (!unregister_early || ret)
+		unregister_fprobe(&fp);
+	if (!ret)
+		report(&fp, extra);
+out_free:
+	kvfree(b);
+	return ret;
+}
+
+static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
+			 loff_t *ppos)
+{
+	char buf[64], name[16];
+	int arg = 0, ret;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%15s %d", name, &arg) < 1)
+		return -EINVAL;
+
+	mutex_lock(&fpm_lock);
+	memset(&cnt, 0, sizeof(cnt));
+	fpm_result[0] = 0;
+	if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
+		ret = run_recursion(arg);
+	else if (!strcmp(name, "migrate"))
+		ret = run_migrate();
+	else if (!strcmp(name, "block") && arg > 0 && arg <= 4096)
+		ret = run_block(arg, false);
+	else if (!strcmp(name, "unregister") && arg > 0 && arg <= 4096)
+		ret = run_block(arg, true);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&fpm_lock);
+	return ret ? ret : len;
+}
+
+static ssize_t run_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&fpm_lock);
+	ret = simple_read_from_buffer(ubuf, len, ppos, fpm_result, strlen(fpm_result));
+	mutex_unlock(&fpm_lock);
+	return ret;
+}
+
+static const struct file_operations run_fops = {
+	.owner = THIS_MODULE,
+	.write = run_write,
+	.read = run_read,
+	.llseek = default_llseek,
+};
+
+static struct dentry *fpm_dir;
+
+static int __init fpm_test_init(void)
+{
+	fpm_dir = debugfs_create_dir("fpm_test", NULL);
+	debugfs_create_file("run", 0600, fpm_dir, NULL, &run_fops);
+	return 0;
+}
+
+static void __exit fpm_test_exit(void)
+{
+	debugfs_remove_recursive(fpm_dir);
+}
+
+module_init(fpm_test_init);
+module_exit(fpm_test_exit);
+MODULE_DESCRIPTION("fprobe on fgraph test scenarios");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fprobe on the fgraph shadow stack, driven through the fpm_test module
+ * (selftests/kmod/fpm_test.c): recursion with per-level entry data, a sleep
+ * that migrates to the other CPU, 500 tasks blocked in a probed function
+ * (against a classic kretprobe with its default maxactive), unregistering
+ * while tasks are inside, filling the shadow stack, and sharing it with the
+ * function_graph tracer.
+ */
+#include "test_progs.h"
+#include "helpers.h"
+
+#define FPM_RUN "/sys/kernel/debug/fpm_test/run"
+
+/* The result line, after a space so that every key follows one. */
+static char result[512] = " ";
+
+static bool run(const char *scenario)
+{
+	if (!ASSERT_OK(write_file(FPM_RUN, scenario), scenario))
+		return false;
+	return ASSERT_GE(read_file(FPM_RUN, result + 1, sizeof(result) - 1), 1,
+			 "read result");
+}
+
+/* The value of "key=" in the result line; -1 when absent. */
+static long field(const char *key)
+{
+	char pat[32];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(result, pat);
+	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+#define ASSERT_FIELD(key, expected) \
+	ASSERT_EQ(field(key), expected, "fpm_test " key)
+
+static void test_recursion(void)
+{
+	if (!run("recursion 64"))
+		return;
+	ASSERT_FIELD("ret", 64);
+	ASSERT_FIELD("entries", 65);
+	ASSERT_FIELD("exits", 65);
+	ASSERT_FIELD("bad_data", 0);
+	ASSERT_FIELD("bad_ret", 0);
+	ASSERT_FIELD("nmissed", 0);
+	ASSERT_FIELD("frames", 65);
+}
+
+static void test_migrate(void)
+{
+	if (!run("migrate"))
+		return;
+	ASSERT_FIELD("ret", 42);
+	ASSERT_FIELD("entries", 1);
+	ASSERT_FIELD("exits", 1);
+	ASSERT_FIELD("bad_data", 0);
+	ASSERT_FIELD("bad_ret", 0);
+	ASSERT_FIELD("entry_cpu", 0);
+	ASSERT_FIELD("exit_cpu", 1);
+}
+
+static void test_block(void)
+{
+	if (!run("block 500"))
+		return;
+	ASSERT_FIELD("entries", 500);
+	ASSERT_FIELD("exits", 500);
+	ASSERT_FIELD("bad_data", 0);
+	ASSERT_FIELD("bad_ret", 0);
+	ASSERT_FIELD("nmissed", 0);
+	ASSERT_FIELD("wrong_returns", 0);
+	ASSERT_EQ(field("kretprobe_hits") + field("kretprobe_missed"), 500,
+		  "kretprobe hits + missed account for every return");
+	test__log("  500 blocked tasks: fprobe saw %ld returns; kretprobe (maxactive %ld) saw %ld, missed %ld\n",
+		  field("exits"), field("kretprobe_maxactive"), field("kretprobe_hits"),
+		  field("kretprobe_missed"));
+}
+
+static void test_unregister(void)
+{
+	if (!run("unregister 100"))
+		return;
+	ASSERT_FIELD("entries", 100);
+	ASSERT_FIELD("exits", 0);
+	ASSERT_FIELD("wrong_returns", 0);
+	ASSERT_FIELD("nmissed", 0);
+}
+
+static void test_stack_full(void)
+{
+	long entries, stack;
+
+	if (!run("recursion 400"))
+		return;
+	/* 400 levels do not fit in the 8 KiB shadow stack */
+	entries = field("entries");
+	stack = field("stack");
+	ASSERT_FIELD("ret", 400);
+	ASSERT_GE(stack, 1, "calls that did not fit are counted");
+	ASSERT_EQ(entries + stack, 401, "every call either entered or was counted");
+	ASSERT_EQ(field("exits"), entries, "every entered call exited");
+	ASSERT_EQ(field("nmissed"), stack, "nmissed is the stack misses");
+	ASSERT_FIELD("recursion", 0);
+	ASSERT_FIELD("bad_data", 0);
+	ASSERT_FIELD("bad_ret", 0);
+	test__log("  shadow stack: %ld of 401 nested calls hooked, %ld counted as missed\n",
+		  entries, stack);
+}
+
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (s = strstr(s, needle); s; s = strstr(s + 1, needle))
+		n++;
+	return n;
+}
+
+static void test_with_function_graph(void)
+{
+	static char trace[65536];
+	char want[64];
+	int i;
+
+	if (!ASSERT_OK(write_file(TRACEFS "set_ftrace_filter", "fpm_test_recurse"),
+		       "filter function_graph to fpm_test_recurse"))
+		return;
+	write_file(TRACEFS "options/funcgraph-retval", "1");
+	write_file(TRACEFS "tracing_on", "1");
+	if (!ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
+		       "start function_graph"))
+		goto cleanup;
+	write_file(TRACEFS "trace", "");
+	if (!run("recursion 8"))
+		goto cleanup;
+	write_file(TRACEFS "tracing_on", "0");
+	ASSERT_FIELD("entries", 9);
+	ASSERT_FIELD("exits", 9);
+	ASSERT_FIELD("bad_data", 0);
+	ASSERT_FIELD("bad_ret", 0);
+	/* one fgraph frame per call, shared by both users */
+	ASSERT_FIELD("frames", 9);
+	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
+		goto cleanup;
+	ASSERT_EQ(count(trace, "fpm_test_recurse"), 17, "function_graph lines");
+	ASSERT_HAS(trace, "fpm_test_recurse [fpm_test](); /* = 0x0 */",
+		   "function_graph leaf return");
+	for (i = 1; i <= 8; i++) {
+		snprintf(want, sizeof(want), "} /* fpm_test_recurse [fpm_test] = 0x%x */", i);
+		ASSERT_HAS(trace, want, "function_graph nested return value");
+	}
+cleanup:
+	write_file(TRACEFS "current_tracer", "nop");
+	write_file(TRACEFS "options/funcgraph-retval", "0");
+	write_file(TRACEFS "set_ftrace_filter", "");
+	write_file(TRACEFS "tracing_on", "1");
+}
+
+void test_fprobe_fgraph(void)
+{
+	if (!ASSERT_OK(access(FPM_RUN, W_OK), "fpm_test module loaded"))
+		return;
+	if (test__start_subtest("recursion_64"))
+		test_recursion();
+	if (test__start_subtest("sleep_and_migrate"))
+		test_migrate();
+	if (test__start_subtest("blocked_500"))
+		test_block();
+	if (test__start_subtest("unregister_under_load"))
+		test_unregister();
+	if (test__start_subtest("stack_exhaustion"))
+		test_stack_full();
+	if (test__start_subtest("with_function_graph"))
+		test_with_function_graph();
+}
