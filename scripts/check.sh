@@ -41,12 +41,12 @@ done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" 2>/dev/nu
 cd "$TOP"
 for f in $(git ls-files --cached --others --exclude-standard -- \
 	'arch/*.[ch]' 'kernel/*.[ch]' 'include/*.h' 'lib/*.[ch]' 'samples/*.[ch]' \
-	'tools/*.[ch]' 'net/*.[ch]' 'mm/*.[ch]'); do
+	'tools/*.[ch]' 'net/*.[ch]' 'mm/*.[ch]' 'selftests/kmod/*.[ch]'); do
 	check "$f" $CP -f "$TOP/$f"
 	n=$((n + 1))
 done
 for f in $(git ls-files --cached --others --exclude-standard -- \
-	'selftests/*.[ch]' 'bpf-progs/*.[ch]'); do
+	'selftests/*.[ch]' 'bpf-progs/*.[ch]' ':!selftests/kmod'); do
 	case $f in
 	# kfunc declarations are extern and __weak by design (bpf_ksym_exists()).
 	*/include/*.h) check "$f" $CP --ignore "$USER_IGNORE,AVOID_EXTERNS,WEAK_DECLARATION" -f "$TOP/$f" ;;

@@ -266,7 +266,7 @@ static int start_blockers(struct blocker *b, int n)
 		}
 	}
 	while (atomic_read(&fpm_inside) < n)
-		msleep(10);
+		msleep(20);
 	return 0;
 }
 

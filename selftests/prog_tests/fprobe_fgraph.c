@@ -34,48 +34,53 @@ static long field(const char *key)
 	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
 }
 
-#define ASSERT_FIELD(key, expected) \
-	ASSERT_EQ(field(key), expected, "fpm_test " key)
+static void check_field(const char *key, long expected)
+{
+	char label[64];
+
+	snprintf(label, sizeof(label), "fpm_test %s", key);
+	ASSERT_EQ(field(key), expected, label);
+}
 
 static void test_recursion(void)
 {
 	if (!run("recursion 64"))
 		return;
-	ASSERT_FIELD("ret", 64);
-	ASSERT_FIELD("entries", 65);
-	ASSERT_FIELD("exits", 65);
-	ASSERT_FIELD("bad_data", 0);
-	ASSERT_FIELD("bad_ret", 0);
-	ASSERT_FIELD("nmissed", 0);
-	ASSERT_FIELD("frames", 65);
+	check_field("ret", 64);
+	check_field("entries", 65);
+	check_field("exits", 65);
+	check_field("bad_data", 0);
+	check_field("bad_ret", 0);
+	check_field("nmissed", 0);
+	check_field("frames", 65);
 }
 
 static void test_migrate(void)
 {
 	if (!run("migrate"))
 		return;
-	ASSERT_FIELD("ret", 42);
-	ASSERT_FIELD("entries", 1);
-	ASSERT_FIELD("exits", 1);
-	ASSERT_FIELD("bad_data", 0);
-	ASSERT_FIELD("bad_ret", 0);
-	ASSERT_FIELD("entry_cpu", 0);
-	ASSERT_FIELD("exit_cpu", 1);
+	check_field("ret", 42);
+	check_field("entries", 1);
+	check_field("exits", 1);
+	check_field("bad_data", 0);
+	check_field("bad_ret", 0);
+	check_field("entry_cpu", 0);
+	check_field("exit_cpu", 1);
 }
 
 static void test_block(void)
 {
 	if (!run("block 500"))
 		return;
-	ASSERT_FIELD("entries", 500);
-	ASSERT_FIELD("exits", 500);
-	ASSERT_FIELD("bad_data", 0);
-	ASSERT_FIELD("bad_ret", 0);
-	ASSERT_FIELD("nmissed", 0);
-	ASSERT_FIELD("wrong_returns", 0);
+	check_field("entries", 500);
+	check_field("exits", 500);
+	check_field("bad_data", 0);
+	check_field("bad_ret", 0);
+	check_field("nmissed", 0);
+	check_field("wrong_returns", 0);
 	ASSERT_EQ(field("kretprobe_hits") + field("kretprobe_missed"), 500,
 		  "kretprobe hits + missed account for every return");
-	test__log("  500 blocked tasks: fprobe saw %ld returns; kretprobe (maxactive %ld) saw %ld, missed %ld\n",
+	test__log("  blocked: fprobe %ld returns; kretprobe maxactive %ld: %ld seen, %ld missed\n",
 		  field("exits"), field("kretprobe_maxactive"), field("kretprobe_hits"),
 		  field("kretprobe_missed"));
 }
@@ -84,10 +89,10 @@ static void test_unregister(void)
 {
 	if (!run("unregister 100"))
 		return;
-	ASSERT_FIELD("entries", 100);
-	ASSERT_FIELD("exits", 0);
-	ASSERT_FIELD("wrong_returns", 0);
-	ASSERT_FIELD("nmissed", 0);
+	check_field("entries", 100);
+	check_field("exits", 0);
+	check_field("wrong_returns", 0);
+	check_field("nmissed", 0);
 }
 
 static void test_stack_full(void)
@@ -99,14 +104,14 @@ static void test_stack_full(void)
 	/* 400 levels do not fit in the 8 KiB shadow stack */
 	entries = field("entries");
 	stack = field("stack");
-	ASSERT_FIELD("ret", 400);
+	check_field("ret", 400);
 	ASSERT_GE(stack, 1, "calls that did not fit are counted");
 	ASSERT_EQ(entries + stack, 401, "every call either entered or was counted");
 	ASSERT_EQ(field("exits"), entries, "every entered call exited");
 	ASSERT_EQ(field("nmissed"), stack, "nmissed is the stack misses");
-	ASSERT_FIELD("recursion", 0);
-	ASSERT_FIELD("bad_data", 0);
-	ASSERT_FIELD("bad_ret", 0);
+	check_field("recursion", 0);
+	check_field("bad_data", 0);
+	check_field("bad_ret", 0);
 	test__log("  shadow stack: %ld of 401 nested calls hooked, %ld counted as missed\n",
 		  entries, stack);
 }
@@ -138,12 +143,12 @@ static void test_with_function_graph(void)
 	if (!run("recursion 8"))
 		goto cleanup;
 	write_file(TRACEFS "tracing_on", "0");
-	ASSERT_FIELD("entries", 9);
-	ASSERT_FIELD("exits", 9);
-	ASSERT_FIELD("bad_data", 0);
-	ASSERT_FIELD("bad_ret", 0);
+	check_field("entries", 9);
+	check_field("exits", 9);
+	check_field("bad_data", 0);
+	check_field("bad_ret", 0);
 	/* one fgraph frame per call, shared by both users */
-	ASSERT_FIELD("frames", 9);
+	check_field("frames", 9);
 	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
 		goto cleanup;
 	ASSERT_EQ(count(trace, "fpm_test_recurse"), 17, "function_graph lines");
