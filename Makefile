@@ -74,7 +74,7 @@ refresh-patches:
 	@scripts/tree.sh refresh
 
 clean:
-	rm -rf $(B)/kbuild $(B)/kbuild-debug $(B)/user $(B)/logs $(B)/*.cpio.gz
+	rm -rf $(B)/kbuild $(B)/kbuild-debug $(B)/user-* $(B)/logs $(B)/*.cpio.gz
 
 distclean:
 	rm -rf $(B)

@@ -8,9 +8,10 @@
 TOP := $(CURDIR)
 B := $(TOP)/build
 L := $(B)/linux
-U := $(B)/user
 KB ?= $(B)/kbuild
 FLAVOUR ?= default
+# Per flavour, so that both can build at once.
+U := $(B)/user-$(FLAVOUR)
 
 CLANG := clang-19
 LLVM_STRIP := llvm-strip-19
@@ -117,7 +118,7 @@ $(U)/bin/%: $(U)/bpf-progs/obj/%.o $(U)/bpf-progs/obj/ksyms.o $(LIBBPF_A)
 
 # The test module, built out of tree against the kernel in $(KB). Its
 # sources are copied so that kbuild's outputs stay under build/.
-KMOD := $(U)/kmod-$(FLAVOUR)/fpm_test.ko
+KMOD := $(U)/kmod/fpm_test.ko
 
 $(KMOD): $(wildcard selftests/kmod/*) $(KB)/vmlinux
 	rm -rf $(@D)

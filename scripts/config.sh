@@ -7,7 +7,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-L=${BUILD:-$TOP/build}/linux
+L=${LINUX_TREE:-${BUILD:-$TOP/build}/linux}
 O=$(realpath -m "$1")
 shift
 

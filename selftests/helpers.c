@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "helpers.h"
 #include "trigger.skel.h"
 
@@ -72,6 +73,26 @@ int trigger_fentry_tests(void)
 		return -errno;
 	/* test_run sets retval 0 only when every bpf_fentry_testN returned its value */
 	return topts.retval ? -EIO : 0;
+}
+
+struct bpf_link *attach_fentry_tests_multi(const struct bpf_program *prog, bool retprobe)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts,
+		    .syms = (const char **)fentry_test_names,
+		    .cookies = fentry_test_cookies,
+		    .cnt = NR_FENTRY_TESTS,
+		    .retprobe = retprobe);
+
+	return bpf_program__attach_kprobe_multi_opts(prog, NULL, &opts);
+}
+
+int count_substr(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (s = strstr(s, needle); s; s = strstr(s + 1, needle))
+		n++;
+	return n;
 }
 
 static int put_file(const char *path, const char *buf, int flags)

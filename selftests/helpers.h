@@ -2,6 +2,7 @@
 #ifndef __FPM_HELPERS_H
 #define __FPM_HELPERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "fentry_test_values.h"
@@ -24,6 +25,15 @@ extern const char *const fentry_test_names[8];
 extern const int fentry_test_rets[8];
 /* Attach cookies the tests give bpf_fentry_test1..8: 1..8. */
 extern const __u64 fentry_test_cookies[8];
+
+/*
+ * Attach @prog as a kprobe.multi (or with @retprobe, kretprobe.multi) link
+ * on bpf_fentry_test1..8, with cookies 1..8.
+ */
+struct bpf_link *attach_fentry_tests_multi(const struct bpf_program *prog, bool retprobe);
+
+/* How many times @needle occurs in @s. */
+int count_substr(const char *s, const char *needle);
 
 /* Whole-file helpers for procfs and tracefs; return 0 or -errno. */
 int write_file(const char *path, const char *buf);

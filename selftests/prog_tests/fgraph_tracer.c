@@ -10,26 +10,6 @@
 #include "helpers.h"
 #include "kretprobe_record.skel.h"
 
-static int count(const char *s, const char *needle)
-{
-	int n = 0;
-
-	for (s = strstr(s, needle); s; s = strstr(s + 1, needle))
-		n++;
-	return n;
-}
-
-static struct bpf_link *attach_multi(struct kretprobe_record_bpf *skel)
-{
-	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts,
-		    .syms = (const char **)fentry_test_names,
-		    .cookies = fentry_test_cookies,
-		    .cnt = NR_FENTRY_TESTS,
-		    .retprobe = true);
-
-	return bpf_program__attach_kprobe_multi_opts(skel->progs.multi_ret, NULL, &opts);
-}
-
 static void check_multi(const struct call_rec *tab)
 {
 	char label[96];
@@ -58,7 +38,7 @@ static void run(bool with_multi)
 		if (!ASSERT_OK_PTR(skel, "open and load kretprobe_record"))
 			return;
 		skel->bss->target_tgid = getpid();
-		link = attach_multi(skel);
+		link = attach_fentry_tests_multi(skel->progs.multi_ret, true);
 		if (!ASSERT_OK_PTR(link, "attach kretprobe.multi"))
 			goto cleanup;
 	}
@@ -81,7 +61,7 @@ static void run(bool with_multi)
 	for (i = 0; i < NR_FENTRY_TESTS; i++) {
 		snprintf(want, sizeof(want), "%s();", fentry_test_names[i]);
 		snprintf(label, sizeof(label), "function_graph lines for %s", fentry_test_names[i]);
-		ASSERT_EQ(count(trace, want), 1, label);
+		ASSERT_EQ(count_substr(trace, want), 1, label);
 		snprintf(want, sizeof(want), "%s(); /* = 0x%x */\n", fentry_test_names[i],
 			 fentry_test_rets[i]);
 		snprintf(label, sizeof(label), "function_graph return value of %s",

@@ -14,15 +14,6 @@ static const char *const defs[] = {
 	"f:fpm/t2r bpf_fentry_test2%return ret=$retval:s32 a=$arg1:s32",
 };
 
-static int count(const char *s, const char *needle)
-{
-	int n = 0;
-
-	for (s = strstr(s, needle); s; s = strstr(s + 1, needle))
-		n++;
-	return n;
-}
-
 static void run(void)
 {
 	static char trace[16384];
@@ -43,8 +34,8 @@ static void run(void)
 	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
 		goto cleanup;
 
-	ASSERT_EQ(count(trace, " t2: "), 1, "f: event lines");
-	ASSERT_EQ(count(trace, " t2r: "), 1, "f%return event lines");
+	ASSERT_EQ(count_substr(trace, " t2: "), 1, "f: event lines");
+	ASSERT_EQ(count_substr(trace, " t2r: "), 1, "f%return event lines");
 	func = ksym_addr("bpf_fentry_test2");
 	site = ftrace_addr("bpf_fentry_test2");
 	ASSERT_NEQ(site, 0, "bpf_fentry_test2 in available_filter_functions_addrs");

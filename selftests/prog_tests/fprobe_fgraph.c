@@ -116,15 +116,6 @@ static void test_stack_full(void)
 		  entries, stack);
 }
 
-static int count(const char *s, const char *needle)
-{
-	int n = 0;
-
-	for (s = strstr(s, needle); s; s = strstr(s + 1, needle))
-		n++;
-	return n;
-}
-
 static void test_with_function_graph(void)
 {
 	static char trace[65536];
@@ -151,7 +142,7 @@ static void test_with_function_graph(void)
 	check_field("frames", 9);
 	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
 		goto cleanup;
-	ASSERT_EQ(count(trace, "fpm_test_recurse"), 17, "function_graph lines");
+	ASSERT_EQ(count_substr(trace, "fpm_test_recurse"), 17, "function_graph lines");
 	ASSERT_HAS(trace, "fpm_test_recurse [fpm_test](); /* = 0x0 */",
 		   "function_graph leaf return");
 	for (i = 1; i <= 8; i++) {

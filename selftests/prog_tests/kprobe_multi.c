@@ -57,30 +57,43 @@ static void check_calls(const struct call_rec *rec)
 		    "bpf_fentry_test8 argument 1 is a kernel-half address");
 }
 
-static void run(bool by_addr)
+enum attach_by {
+	BY_SYMS,
+	BY_ADDRS,
+	BY_ADDRS_REPEATED,	/* bpf_fentry_test1's address twice */
+};
+
+/*
+ * An address given twice is probed once, as the ftrace filter under the
+ * old fprobe made it, so every mode must record the same calls.
+ */
+static const __u64 repeated_cookies[NR_FENTRY_TESTS + 1] = { 1, 1, 2, 3, 4, 5, 6, 7, 8 };
+
+static void run(enum attach_by by)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts,
 		    .cookies = fentry_test_cookies,
 		    .cnt = NR_FENTRY_TESTS);
+	unsigned long addrs[NR_FENTRY_TESTS + 1];
 	struct kprobe_multi_args_bpf *skel;
-	unsigned long addrs[NR_FENTRY_TESTS];
 	struct bpf_link *link = NULL;
-	int i;
+	int i, n = 0;
 
 	skel = kprobe_multi_args_bpf__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open and load kprobe_multi_args"))
 		return;
 	skel->bss->target_tgid = getpid();
-	if (by_addr) {
-		for (i = 0; i < NR_FENTRY_TESTS; i++) {
-			addrs[i] = ksym_addr(fentry_test_names[i]);
-			if (!ASSERT_NEQ(addrs[i], 0, "bpf_fentry_testN is in kallsyms"))
-				goto cleanup;
-		}
-		opts.addrs = addrs;
-	} else {
-		opts.syms = (const char **)fentry_test_names;
+	if (by == BY_ADDRS_REPEATED) {
+		addrs[n++] = ksym_addr(fentry_test_names[0]);
+		opts.cookies = repeated_cookies;
+		opts.cnt = NR_FENTRY_TESTS + 1;
 	}
+	for (i = 0; i < NR_FENTRY_TESTS; i++)
+		addrs[n++] = ksym_addr(fentry_test_names[i]);
+	if (by == BY_SYMS)
+		opts.syms = (const char **)fentry_test_names;
+	else
+		opts.addrs = addrs;
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.multi_entry, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach kprobe.multi"))
 		goto cleanup;
@@ -95,7 +108,9 @@ cleanup:
 void test_kprobe_multi(void)
 {
 	if (test__start_subtest("args_by_syms"))
-		run(false);
+		run(BY_SYMS);
 	if (test__start_subtest("args_by_addrs"))
-		run(true);
+		run(BY_ADDRS);
+	if (test__start_subtest("repeated_address"))
+		run(BY_ADDRS_REPEATED);
 }

@@ -43,17 +43,6 @@ static int attach_classic(struct kretprobe_record_bpf *skel, struct bpf_link **l
 	return 0;
 }
 
-static struct bpf_link *attach_multi(struct kretprobe_record_bpf *skel)
-{
-	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts,
-		    .syms = (const char **)fentry_test_names,
-		    .cookies = fentry_test_cookies,
-		    .cnt = NR_FENTRY_TESTS,
-		    .retprobe = true);
-
-	return bpf_program__attach_kprobe_multi_opts(skel->progs.multi_ret, NULL, &opts);
-}
-
 static void run(bool classic, bool multi)
 {
 	struct bpf_link *links[NR_FENTRY_TESTS] = {}, *mlink = NULL;
@@ -67,7 +56,7 @@ static void run(bool classic, bool multi)
 	if (classic && attach_classic(skel, links))
 		goto cleanup;
 	if (multi) {
-		mlink = attach_multi(skel);
+		mlink = attach_fentry_tests_multi(skel->progs.multi_ret, true);
 		if (!ASSERT_OK_PTR(mlink, "attach kretprobe.multi"))
 			goto cleanup;
 	}
