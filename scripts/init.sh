@@ -3,6 +3,7 @@
 #   fpm.mode=test   run the selftest runner (fpm.filter=GLOB[,GLOB...])
 #   fpm.mode=demo   run the example tracer against a small workload
 #   fpm.mode=probe  only prove that the guest boots (KVM probe)
+#   fpm.kmod=0      do not load the test module
 # The host parses this console output; see scripts/vmlog.py.
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -14,16 +15,21 @@ mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t bpf bpf /sys/fs/bpf
 ulimit -l unlimited
-insmod /lib/fpm_test.ko || echo "fpm: ERROR: cannot load fpm_test.ko"
 
 mode=test
 filter=
+kmod=1
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	fpm.mode=*) mode=${arg#fpm.mode=} ;;
 	fpm.filter=*) filter=${arg#fpm.filter=} ;;
+	fpm.kmod=*) kmod=${arg#fpm.kmod=} ;;
 	esac
 done
+# fpm.kmod=0: a kernel the test module was not built for (the base kernel)
+if [ "$kmod" = 1 ]; then
+	insmod /lib/fpm_test.ko || echo "fpm: ERROR: cannot load fpm_test.ko"
+fi
 echo "fpm: guest up, $(nproc) cpus, kernel $(uname -r), mode $mode"
 
 case $mode in
