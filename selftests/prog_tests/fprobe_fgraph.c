@@ -34,50 +34,40 @@ static long field(const char *key)
 	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
 }
 
-static void check_field(const char *key, long expected)
+/* Check each "key=value" of @expected against the result line. */
+static void check_fields(const char *expected)
 {
-	char label[64];
+	char key[32], label[64];
+	long value;
+	int n;
 
-	snprintf(label, sizeof(label), "fpm_test %s", key);
-	ASSERT_EQ(field(key), expected, label);
+	while (sscanf(expected, " %31[^=]=%ld%n", key, &value, &n) == 2) {
+		snprintf(label, sizeof(label), "fpm_test %s", key);
+		ASSERT_EQ(field(key), value, label);
+		expected += n;
+	}
+	ASSERT_FALSE(*expected, "every expected field parsed");
 }
 
 static void test_recursion(void)
 {
 	if (!run("recursion 64"))
 		return;
-	check_field("ret", 64);
-	check_field("entries", 65);
-	check_field("exits", 65);
-	check_field("bad_data", 0);
-	check_field("bad_ret", 0);
-	check_field("nmissed", 0);
-	check_field("frames", 65);
+	check_fields("ret=64 entries=65 exits=65 bad_data=0 bad_ret=0 nmissed=0 frames=65");
 }
 
 static void test_migrate(void)
 {
 	if (!run("migrate"))
 		return;
-	check_field("ret", 42);
-	check_field("entries", 1);
-	check_field("exits", 1);
-	check_field("bad_data", 0);
-	check_field("bad_ret", 0);
-	check_field("entry_cpu", 0);
-	check_field("exit_cpu", 1);
+	check_fields("ret=42 entries=1 exits=1 bad_data=0 bad_ret=0 entry_cpu=0 exit_cpu=1");
 }
 
 static void test_block(void)
 {
 	if (!run("block 500"))
 		return;
-	check_field("entries", 500);
-	check_field("exits", 500);
-	check_field("bad_data", 0);
-	check_field("bad_ret", 0);
-	check_field("nmissed", 0);
-	check_field("wrong_returns", 0);
+	check_fields("entries=500 exits=500 bad_data=0 bad_ret=0 nmissed=0 wrong_returns=0");
 	ASSERT_EQ(field("kretprobe_hits") + field("kretprobe_missed"), 500,
 		  "kretprobe hits + missed account for every return");
 	test__log("  blocked: fprobe %ld returns; kretprobe maxactive %ld: %ld seen, %ld missed\n",
@@ -89,10 +79,7 @@ static void test_unregister(void)
 {
 	if (!run("unregister 100"))
 		return;
-	check_field("entries", 100);
-	check_field("exits", 0);
-	check_field("wrong_returns", 0);
-	check_field("nmissed", 0);
+	check_fields("entries=100 exits=0 wrong_returns=0 nmissed=0");
 }
 
 static void test_stack_full(void)
@@ -104,14 +91,12 @@ static void test_stack_full(void)
 	/* 400 levels do not fit in the 8 KiB shadow stack */
 	entries = field("entries");
 	stack = field("stack");
-	check_field("ret", 400);
+	check_fields("ret=400");
 	ASSERT_GE(stack, 1, "calls that did not fit are counted");
 	ASSERT_EQ(entries + stack, 401, "every call either entered or was counted");
 	ASSERT_EQ(field("exits"), entries, "every entered call exited");
 	ASSERT_EQ(field("nmissed"), stack, "nmissed is the stack misses");
-	check_field("recursion", 0);
-	check_field("bad_data", 0);
-	check_field("bad_ret", 0);
+	check_fields("recursion=0 bad_data=0 bad_ret=0");
 	test__log("  shadow stack: %ld of 401 nested calls hooked, %ld counted as missed\n",
 		  entries, stack);
 }
@@ -134,12 +119,9 @@ static void test_with_function_graph(void)
 	if (!run("recursion 8"))
 		goto cleanup;
 	write_file(TRACEFS "tracing_on", "0");
-	check_field("entries", 9);
-	check_field("exits", 9);
-	check_field("bad_data", 0);
-	check_field("bad_ret", 0);
+	check_fields("entries=9 exits=9 bad_data=0 bad_ret=0");
 	/* one fgraph frame per call, shared by both users */
-	check_field("frames", 9);
+	check_fields("frames=9");
 	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
 		goto cleanup;
 	ASSERT_EQ(count_substr(trace, "fpm_test_recurse"), 17, "function_graph lines");
