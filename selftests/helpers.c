@@ -19,6 +19,23 @@ const int fentry_test_rets[8] = { 2, 5, 15, 34, 65, 111, 0, 0 };
 
 const __u64 fentry_test_cookies[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 
+/* test8's argument, a stack address, is not listed: tests check it apart. */
+const struct fentry_args fentry_test_args[8] = {
+	{ 1, { 32 }, { 1 } },
+	{ 2, { 32, 64 }, { 2, 3 } },
+	{ 3, { 8, 32, 64 }, { 4, 5, 6 } },
+	{ 4, { 64, 8, 32, 64 }, { 7, 8, 9, 10 } },
+	{ 5, { 64, 64, 16, 32, 64 }, { 11, 12, 13, 14, 15 } },
+	{ 6, { 64, 64, 16, 32, 64, 64 }, { 16, 17, 18, 19, 20, 21 } },
+	{ 1, { 64 }, { 0 } },
+	{ 0 },
+};
+
+__u64 fentry_arg_bits(__u64 v, int bits)
+{
+	return bits == 64 ? v : v & ((1ULL << bits) - 1);
+}
+
 unsigned long ksym_addr(const char *name)
 {
 	unsigned long addr, found = 0;

@@ -23,6 +23,21 @@ int trigger_fentry_tests(void);
 extern const char *const fentry_test_names[8];
 /* Return values of bpf_fentry_test1..8. */
 extern const int fentry_test_rets[8];
+/*
+ * Arguments net/bpf/test_run.c passes to bpf_fentry_test1..8, with the
+ * width of each one's C type: the upper bits of a narrower register
+ * argument are undefined. test8's is a stack address and is not listed.
+ */
+struct fentry_args {
+	int nr;
+	int bits[6];
+	__u64 val[6];
+};
+
+extern const struct fentry_args fentry_test_args[8];
+/* The low @bits bits of @v. */
+__u64 fentry_arg_bits(__u64 v, int bits);
+
 /* Attach cookies the tests give bpf_fentry_test1..8: 1..8. */
 extern const __u64 fentry_test_cookies[8];
 

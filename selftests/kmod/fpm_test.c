@@ -17,6 +17,9 @@
  *                 released; both report what they saw.
  *   unregister N  as block, but the fprobe is unregistered while the
  *                 threads are inside; their returns must still be right.
+ *   call N        fpm_test_recurse(N) in the writer's context, with no
+ *                 fprobe of the module's own: for probes attached from
+ *                 user space, such as BPF links on module functions.
  *
  * The userspace side (selftests/prog_tests/fprobe_fgraph.c) checks the
  * exact values.
@@ -331,6 +334,13 @@ out_free:
 	return ret;
 }
 
+static int run_call(int depth)
+{
+	snprintf(fpm_result, sizeof(fpm_result), "ret=%d\n",
+		 fpm_test_recurse(depth));
+	return 0;
+}
+
 static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			 loff_t *ppos)
 {
@@ -356,6 +366,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_block(arg, false);
 	else if (!strcmp(name, "unregister") && arg > 0 && arg <= 4096)
 		ret = run_block(arg, true);
+	else if (!strcmp(name, "call") && arg >= 0 && arg <= 4096)
+		ret = run_call(arg);
 	else
 		ret = -EINVAL;
 	mutex_unlock(&fpm_lock);

@@ -9,36 +9,13 @@
 #include "helpers.h"
 #include "kprobe_multi_args.skel.h"
 
-struct expected_args {
-	int nr;
-	int bits[6];
-	__u64 val[6];
-};
-
-/* Arguments net/bpf/test_run.c passes; test8's is a stack address. */
-static const struct expected_args exp_args[NR_FENTRY_TESTS] = {
-	{ 1, { 32 }, { 1 } },
-	{ 2, { 32, 64 }, { 2, 3 } },
-	{ 3, { 8, 32, 64 }, { 4, 5, 6 } },
-	{ 4, { 64, 8, 32, 64 }, { 7, 8, 9, 10 } },
-	{ 5, { 64, 64, 16, 32, 64 }, { 11, 12, 13, 14, 15 } },
-	{ 6, { 64, 64, 16, 32, 64, 64 }, { 16, 17, 18, 19, 20, 21 } },
-	{ 1, { 64 }, { 0 } },
-	{ 0 },
-};
-
-static __u64 low_bits(__u64 v, int bits)
-{
-	return bits == 64 ? v : v & ((1ULL << bits) - 1);
-}
-
 static void check_calls(const struct call_rec *rec)
 {
 	char label[96];
 	int i, a;
 
 	for (i = 1; i <= NR_FENTRY_TESTS; i++) {
-		const struct expected_args *e = &exp_args[i - 1];
+		const struct fentry_args *e = &fentry_test_args[i - 1];
 		const char *fn = fentry_test_names[i - 1];
 
 		snprintf(label, sizeof(label), "entries seen for %s", fn);
@@ -49,7 +26,7 @@ static void check_calls(const struct call_rec *rec)
 		ASSERT_EQ(rec[i].cookie, i, label);
 		for (a = 0; a < e->nr; a++) {
 			snprintf(label, sizeof(label), "%s argument %d", fn, a + 1);
-			ASSERT_EQ(low_bits(rec[i].args[a], e->bits[a]), e->val[a], label);
+			ASSERT_EQ(fentry_arg_bits(rec[i].args[a], e->bits[a]), e->val[a], label);
 		}
 	}
 	/* Kernel addresses have the top bit set, with 4- and 5-level paging. */
