@@ -26,28 +26,6 @@ static struct ksyms *ksyms;
 static unsigned long nr_events;
 static struct btf *vmlinux_btf;
 
-/* Sign- or zero-extend ret from the width of fn's BTF return type. */
-static long long ret_value(const char *fn, long long ret)
-{
-	const struct btf_type *t;
-	int id;
-
-	id = fn && vmlinux_btf ? btf__find_by_name_kind(vmlinux_btf, fn, BTF_KIND_FUNC) : -1;
-	if (id < 0)
-		return ret;
-	t = btf__type_by_id(vmlinux_btf, btf__type_by_id(vmlinux_btf, id)->type);
-	t = btf__type_by_id(vmlinux_btf, btf__resolve_type(vmlinux_btf, t->type));
-	if (!t || (!btf_is_int(t) && !btf_is_enum(t)))
-		return ret;
-	if (t->size >= 8)
-		return ret;
-	/* enums print signed, as the kernel's negative errno enums expect */
-	if (btf_is_enum(t) || (btf_int_encoding(t) & BTF_INT_SIGNED))
-		return (long long)((unsigned long long)ret << (64 - 8 * t->size)) >>
-		       (64 - 8 * t->size);
-	return ret & ((1ULL << (8 * t->size)) - 1);
-}
-
 static void on_signal(int sig)
 {
 	stop = 1;
@@ -63,7 +41,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	nr_events++;
 	if (fn)
 		printf("%-16s %-7u %-28s = %lld\n", e->comm, e->pid, fn,
-		       ret_value(fn, e->ret));
+		       ksyms__ret_value(vmlinux_btf, fn, e->ret));
 	else
 		printf("%-16s %-7u %#-28llx = %lld\n", e->comm, e->pid,
 		       (unsigned long long)e->func_ip, (long long)e->ret);

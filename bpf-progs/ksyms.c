@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Exact-address lookup in /proc/kallsyms, for the example tools. */
+/*
+ * Helpers for the example tools: exact-address lookup in /proc/kallsyms,
+ * and return values narrowed to the width of their BTF type.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include "ksyms.h"
 
 struct ksym {
@@ -81,4 +85,23 @@ void ksyms__free(struct ksyms *ks)
 		free(ks->syms[i].name);
 	free(ks->syms);
 	free(ks);
+}
+
+long long ksyms__ret_value(const struct btf *btf, const char *fn, long long ret)
+{
+	const struct btf_type *t;
+	int id, bits;
+
+	id = fn && btf ? btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) : -1;
+	if (id < 0)
+		return ret;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	t = btf__type_by_id(btf, btf__resolve_type(btf, t->type));
+	if (!t || (!btf_is_int(t) && !btf_is_enum(t)) || t->size >= 8)
+		return ret;
+	bits = 8 * t->size;
+	/* enums print signed, as the kernel's negative errno enums expect */
+	if (btf_is_enum(t) || (btf_int_encoding(t) & BTF_INT_SIGNED))
+		return (long long)((unsigned long long)ret << (64 - bits)) >> (64 - bits);
+	return ret & ((1ULL << bits) - 1);
 }

@@ -10,4 +10,11 @@ struct ksyms *ksyms__load(void);
 const char *ksyms__name(const struct ksyms *ks, unsigned long addr);
 void ksyms__free(struct ksyms *ks);
 
+struct btf;
+/*
+ * A 64-bit return register narrowed to the width of @fn's BTF return type,
+ * sign-extended when that type is signed; @ret as is without BTF or @fn.
+ */
+long long ksyms__ret_value(const struct btf *btf, const char *fn, long long ret);
+
 #endif

@@ -1,7 +1,8 @@
 #!/bin/sh
-# The README's main job, run in the guest: trace the return values of the
-# kernel's vfs_* functions while a small workload runs.
-/bin/funcret -d 4 'vfs_*' &
+# The README's main job, run in the guest: one fprobe.multi session on the
+# kernel's vfs_* functions gives each call's latency, first argument and
+# return value while a small workload runs.
+/bin/funclat -d 4 'vfs_*' &
 sleep 2
 echo "fpm demo" >/tmp/hello
 cat /tmp/hello >/dev/null
