@@ -126,7 +126,19 @@ $(KMOD): $(wildcard selftests/kmod/*) $(KB)/vmlinux
 	cp selftests/kmod/* $(@D)/
 	$(MAKE) -C $(L) O=$(KB) M=$(@D) modules
 
-progs: $(RUNNER) $(EX_TOOLS) $(KMOD)
+# Host unit tests of libbpf (no kernel needed): scripts/host-tests.sh runs
+# them with the BPF object of section names.
+HOST_TESTS := $(U)/host/libbpf_fprobe $(U)/host/fprobe_sections.bpf.o
+
+$(U)/host/%.bpf.o: tests/host/progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -MMD -c $< -o $@
+
+$(U)/host/libbpf_fprobe: tests/host/libbpf_fprobe.c $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -MMD -o $@ $< $(STATIC_LIBS)
+
+progs: $(RUNNER) $(EX_TOOLS) $(KMOD) $(HOST_TESTS)
 
 # Guest initramfs: busybox, /init, the runner, bpftool, the example tools.
 INITRAMFS := $(B)/initramfs-$(FLAVOUR).cpio.gz
@@ -149,5 +161,5 @@ $(INITRAMFS): $(GUEST_FILES)
 
 initramfs: $(INITRAMFS)
 
--include $(wildcard $(U)/selftests/*.d $(U)/bpf-progs/*.d $(U)/selftests/obj/*.d \
+-include $(wildcard $(U)/selftests/*.d $(U)/bpf-progs/*.d $(U)/selftests/obj/*.d $(U)/host/*.d \
 	$(U)/selftests/obj/*/*.d $(U)/bpf-progs/obj/*.d)

@@ -55,7 +55,7 @@ for f in $(git ls-files --cached --others --exclude-standard -- \
 	n=$((n + 1))
 done
 for f in $(git ls-files --cached --others --exclude-standard -- \
-	'selftests/*.[ch]' 'bpf-progs/*.[ch]' ':!selftests/kmod'); do
+	'selftests/*.[ch]' 'bpf-progs/*.[ch]' 'tests/*.[ch]' ':!selftests/kmod'); do
 	case $f in
 	# kfunc declarations are extern and __weak by design (bpf_ksym_exists()).
 	# BPF_FPROBE() is built like libbpf's BPF_KPROBE(): it expands to a

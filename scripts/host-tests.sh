@@ -1,13 +1,22 @@
 #!/bin/bash
-# Host-side unit tests (tests/host/test_*.py), one result line per test
-# case: "ok host:FILE.CASE" or "not ok host:FILE.CASE".
+# Host-side unit tests, one result line per test case: "ok host:FILE.CASE"
+# or "not ok host:FILE.CASE". tests/host/test_*.py run with python3; the
+# libbpf tests (tests/host/libbpf_fprobe.c) run from the userspace build
+# directory of the flavour, build/user-FLAVOUR.
 #
-# usage: host-tests.sh [-r RESULTS]
+# usage: host-tests.sh [-r RESULTS] [-u USERDIR]
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 results=/dev/null
-[ "${1:-}" = -r ] && results=$2
+U=${BUILD:-$TOP/build}/user-default
+while getopts "r:u:" opt; do
+	case $opt in
+	r) results=$OPTARG ;;
+	u) U=$OPTARG ;;
+	*) echo "usage: $0 [-r RESULTS] [-u USERDIR]" >&2; exit 2 ;;
+	esac
+done
 rc=0
 for t in "$TOP"/tests/host/test_*.py; do
 	name=$(basename "$t" .py)
@@ -16,4 +25,16 @@ for t in "$TOP"/tests/host/test_*.py; do
 		sed -E -e 's/^(FAIL|ERROR) /not ok /' | tee -a "$results"
 	[ $rc -eq 0 ] || echo "$out"
 done
+
+# C tests print "ok NAME" / "not ok NAME" themselves.
+if [ -x "$U/host/libbpf_fprobe" ]; then
+	crc=0
+	out=$("$U/host/libbpf_fprobe" "$U/host/fprobe_sections.bpf.o" 2>&1) || crc=1
+	echo "$out" | sed -n -E 's/^(ok|not ok) ([A-Za-z0-9_]+)$/\1 host:libbpf_fprobe.\2/p' |
+		tee -a "$results"
+	[ $crc -eq 0 ] || { echo "$out"; rc=1; }
+else
+	echo "not ok host:libbpf_fprobe (not built: $U/host/libbpf_fprobe)" | tee -a "$results"
+	rc=1
+fi
 exit $rc

@@ -40,7 +40,7 @@ echo "ok build" >>"$R"
 
 "$STAGE" checkpatch -- scripts/check.sh -r "$R"
 
-"$STAGE" host-tests -- scripts/host-tests.sh -r "$R"
+"$STAGE" host-tests -- scripts/host-tests.sh -r "$R" -u "$B/user-$flavour"
 
 kb=$B/kbuild
 [ "$flavour" = debug ] && kb=$B/kbuild-debug

@@ -158,6 +158,38 @@ out:
 	fprobe_multi_auto_bpf__destroy(skel);
 }
 
+/*
+ * A section without a pattern has no auto-attach; an invalid pattern fails
+ * to attach with -EINVAL and says why.
+ */
+static void run_auto_errors(void)
+{
+	struct fprobe_multi_auto_bpf *autos = NULL;
+	struct fprobe_multi_bpf *skel;
+	struct bpf_link *link;
+
+	skel = fprobe_multi_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load fprobe_multi"))
+		return;
+	if (ASSERT_OK(fprobe_multi_bpf__attach(skel), "skeleton attach without patterns"))
+		ASSERT_TRUE(!skel->links.fpm_entry && !skel->links.fpm_session,
+			    "nothing auto-attached");
+	link = bpf_program__attach(skel->progs.fpm_entry);
+	ASSERT_ERR_PTR(link, EOPNOTSUPP, "bpf_program__attach() of a bare fprobe.multi section");
+
+	autos = fprobe_multi_auto_bpf__open();
+	if (!ASSERT_OK_PTR(autos, "open fprobe_multi_auto"))
+		goto out;
+	bpf_program__set_autoload(autos->progs.bad_pattern, true);
+	if (!ASSERT_OK(fprobe_multi_auto_bpf__load(autos), "load"))
+		goto out;
+	link = bpf_program__attach(autos->progs.bad_pattern);
+	ASSERT_ERR_PTR(link, EINVAL, "attach SEC(\"fprobe.multi/!bad\")");
+out:
+	fprobe_multi_auto_bpf__destroy(autos);
+	fprobe_multi_bpf__destroy(skel);
+}
+
 void test_fprobe_multi(void)
 {
 	static const struct fpm_case cases[] = {
@@ -183,4 +215,6 @@ void test_fprobe_multi(void)
 	}
 	if (test__start_subtest("auto_attach"))
 		run_auto();
+	if (test__start_subtest("auto_attach_errors"))
+		run_auto_errors();
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parity baseline: a classic perf-event kretprobe and a kretprobe.multi link
- * on bpf_fentry_test1..8 must each see exactly one return per call, with the
- * function's return value, its IP and the cookie of that function; run
- * together, the two must record identical tables.
+ * Parity baseline: a classic perf-event kretprobe, a kretprobe.multi link
+ * and a fprobe.multi session on bpf_fentry_test1..8 must each see exactly
+ * one return per call, with the function's return value, its IP and the
+ * cookie of that function; run together, they must record identical tables.
  */
 #include "test_progs.h"
 #include "helpers.h"
@@ -43,9 +43,11 @@ static int attach_classic(struct kretprobe_record_bpf *skel, struct bpf_link **l
 	return 0;
 }
 
-static void run(bool classic, bool multi)
+static void run(bool classic, bool multi, bool fsession)
 {
-	struct bpf_link *links[NR_FENTRY_TESTS] = {}, *mlink = NULL;
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, fopts, .syms = (const char **)fentry_test_names,
+		    .cookies = fentry_test_cookies, .cnt = NR_FENTRY_TESTS, .session = true);
+	struct bpf_link *links[NR_FENTRY_TESTS] = {}, *mlink = NULL, *flink = NULL;
 	struct kretprobe_record_bpf *skel;
 	int i;
 
@@ -60,6 +62,12 @@ static void run(bool classic, bool multi)
 		if (!ASSERT_OK_PTR(mlink, "attach kretprobe.multi"))
 			goto cleanup;
 	}
+	if (fsession) {
+		flink = bpf_program__attach_fprobe_multi_opts(skel->progs.fsession_ret, NULL,
+							      &fopts);
+		if (!ASSERT_OK_PTR(flink, "attach fprobe.session"))
+			goto cleanup;
+	}
 	if (!ASSERT_OK(trigger_fentry_tests(), "trigger bpf_fentry_test1..8"))
 		goto cleanup;
 
@@ -71,10 +79,17 @@ static void run(bool classic, bool multi)
 		check_table(skel->bss->multi, "kretprobe.multi");
 	else
 		ASSERT_EQ(skel->bss->multi[1].exits, 0, "unattached kretprobe.multi saw no return");
+	if (fsession)
+		check_table(skel->bss->fsession, "fprobe.session");
 	if (classic && multi)
 		ASSERT_OK(memcmp(skel->bss->classic, skel->bss->multi, sizeof(skel->bss->multi)),
 			  "kretprobe and kretprobe.multi tables are identical");
+	if (classic && fsession)
+		ASSERT_OK(memcmp(skel->bss->classic, skel->bss->fsession,
+				 sizeof(skel->bss->fsession)),
+			  "kretprobe and fprobe.session tables are identical");
 cleanup:
+	bpf_link__destroy(flink);
 	bpf_link__destroy(mlink);
 	for (i = 0; i < NR_FENTRY_TESTS; i++)
 		bpf_link__destroy(links[i]);
@@ -84,9 +99,13 @@ cleanup:
 void test_kretprobe_parity(void)
 {
 	if (test__start_subtest("classic"))
-		run(true, false);
+		run(true, false, false);
 	if (test__start_subtest("multi"))
-		run(false, true);
+		run(false, true, false);
 	if (test__start_subtest("same_run"))
-		run(true, true);
+		run(true, true, false);
+	if (test__start_subtest("fprobe_session"))
+		run(false, false, true);
+	if (test__start_subtest("all_three"))
+		run(true, true, true);
 }

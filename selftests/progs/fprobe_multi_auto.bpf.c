@@ -61,3 +61,10 @@ int BPF_FPROBE(auto_session, char a, int b, __u64 c)
 	t3_data = *data;
 	return 0;
 }
+
+/* Not loaded by default: its pattern is invalid, so attaching must fail. */
+SEC("?fprobe.multi/!bad")
+int bad_pattern(struct ftrace_regs *ctx)
+{
+	return 0;
+}
