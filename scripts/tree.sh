@@ -88,7 +88,7 @@ build_commits() {
 		[ -f "$TOP/patches/$p" ] || die "patches/series lists $p, which does not exist"
 		g apply --cached --whitespace=nowarn "$TOP/patches/$p" ||
 			die "patches/$p does not apply"
-		git mailinfo -k "$msg" /dev/null <"$TOP/patches/$p" >"$info"
+		git mailinfo -b "$msg" /dev/null <"$TOP/patches/$p" >"$info"
 		tree=$(g write-tree)
 		parent=$(
 			GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$info")

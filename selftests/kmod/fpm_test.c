@@ -20,6 +20,14 @@
  *   call N        fpm_test_recurse(N) in the writer's context, with no
  *                 fprobe of the module's own: for probes attached from
  *                 user space, such as BPF links on module functions.
+ *   inject N      fpm_test_inject(N), which returns N unless a probe
+ *                 overrides it: it is on the error-injection list.
+ *   sleep N       fpm_test_sleep(N) from CPU 0, with no fprobe of the
+ *                 module's own: it sleeps and wakes up on CPU 1.
+ *   nest N        fpm_test_outer(N) under an fprobe whose entry handler
+ *                 calls fpm_test_inner(N): a probe on fpm_test_inner()
+ *                 then runs nested in the tracing context, so whatever it
+ *                 calls that is probed too is refused as recursion.
  *
  * The userspace side (selftests/prog_tests/fprobe_fgraph.c) checks the
  * exact values.
@@ -29,6 +37,7 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/error-injection.h>
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -77,6 +86,22 @@ noinline int fpm_test_sleep(int arg)
 	msleep(20);
 	return arg + 1;
 }
+
+noinline int fpm_test_inner(int arg)
+{
+	return READ_ONCE(fpm_one) + arg;
+}
+
+noinline int fpm_test_outer(int arg)
+{
+	return READ_ONCE(fpm_one) * arg;
+}
+
+noinline int fpm_test_inject(int arg)
+{
+	return READ_ONCE(fpm_one) * arg;
+}
+ALLOW_ERROR_INJECTION(fpm_test_inject, ERRNO);
 
 static DECLARE_COMPLETION(fpm_release);
 static atomic_t fpm_inside;
@@ -341,6 +366,54 @@ static int run_call(int depth)
 	return 0;
 }
 
+static int run_sleep(int arg)
+{
+	int before, ret;
+
+	if (num_online_cpus() < 2)
+		return -EOPNOTSUPP;
+	set_cpus_allowed_ptr(current, cpumask_of(0));
+	before = raw_smp_processor_id();
+	ret = fpm_test_sleep(arg);
+	snprintf(fpm_result, sizeof(fpm_result), "ret=%d cpu_before=%d cpu_after=%d\n",
+		 ret, before, raw_smp_processor_id());
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	return 0;
+}
+
+static int nest_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		      struct ftrace_regs *fregs, void *data)
+{
+	atomic_inc(&cnt.entries);
+	if (fpm_test_inner(ftrace_regs_get_argument(fregs, 0)) !=
+	    ftrace_regs_get_argument(fregs, 0) + 1)
+		atomic_inc(&cnt.bad_ret);
+	return 0;
+}
+
+static int run_nest(int arg)
+{
+	struct fprobe fp = { .entry_handler = nest_entry };
+	unsigned long addr = (unsigned long)fpm_test_outer;
+	char extra[32];
+	int ret;
+
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		return ret;
+	ret = fpm_test_outer(arg);
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " ret=%d", ret);
+	report(&fp, extra);
+	return 0;
+}
+
+static int run_inject(int arg)
+{
+	snprintf(fpm_result, sizeof(fpm_result), "ret=%d\n", fpm_test_inject(arg));
+	return 0;
+}
+
 static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			 loff_t *ppos)
 {
@@ -368,6 +441,12 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_block(arg, true);
 	else if (!strcmp(name, "call") && arg >= 0 && arg <= 4096)
 		ret = run_call(arg);
+	else if (!strcmp(name, "inject"))
+		ret = run_inject(arg);
+	else if (!strcmp(name, "sleep"))
+		ret = run_sleep(arg);
+	else if (!strcmp(name, "nest"))
+		ret = run_nest(arg);
 	else
 		ret = -EINVAL;
 	mutex_unlock(&fpm_lock);

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobe.multi programs for prog_tests/kprobe_multi_link.c: the IP and
+ * cookie of every hit in order, and a program that calls a helper which is
+ * itself probed, so that the nested hit is refused as recursion.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char _license[] SEC("license") = "GPL";
+
+#define MAX_HITS 32
+
+int target_tgid;
+__u64 nr_hits;
+__u64 hit_ip[MAX_HITS];
+__u64 hit_cookie[MAX_HITS];
+__u64 hit_arg0[MAX_HITS];
+
+SEC("kprobe.multi")
+int record_hits(struct pt_regs *ctx)
+{
+	__u64 i;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	i = __sync_fetch_and_add(&nr_hits, 1);
+	if (i >= MAX_HITS)
+		return 0;
+	hit_ip[i] = bpf_get_func_ip(ctx);
+	hit_cookie[i] = bpf_get_attach_cookie(ctx);
+	hit_arg0[i] = PT_REGS_PARM1(ctx);
+	return 0;
+}
+
+char comm[16];
+__u64 nested_runs;
+
+SEC("kprobe.multi")
+int call_probed_helper(struct pt_regs *ctx)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	__sync_fetch_and_add(&nested_runs, 1);
+	bpf_get_current_comm(comm, sizeof(comm));
+	return 0;
+}
