@@ -48,6 +48,12 @@ case " $append " in *" fpm.accel=kvm "*) accel=kvm ;; esac
 cpu=max
 [ "$accel" = kvm ] && cpu=host
 opts=(-machine "accel=$accel" -cpu "$cpu" -smp 2 -m 2G)
+# Under multi-threaded TCG, a vCPU can still run an int3 that ftrace's
+# live patching (text_poke_bp) has already removed on another vCPU: the
+# base kernel and this one both died of "Oops: int3" at a function's
+# fentry site while the function_graph tracer switched every function.
+# One TCG thread for all vCPUs keeps code changes and execution in order.
+[ "$accel" = tcg ] && opts=(-machine pc -accel tcg,thread=single -cpu "$cpu" -smp 2 -m 2G)
 [ -n "$icount" ] && opts+=(-icount shift=0,sleep=off)
 cmdline="console=ttyS0 loglevel=5 panic=-1 oops=panic fpm.mode=$mode${filter:+ fpm.filter=$filter} $append"
 
