@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <unistd.h>
@@ -159,4 +160,27 @@ ssize_t read_file(const char *path, char *buf, size_t size)
 	if (len >= 0)
 		buf[len] = 0;
 	return len;
+}
+
+int fpm_run(const char *cmd, char *buf, size_t size)
+{
+	ssize_t n;
+	int err;
+
+	err = write_file(FPM_RUN, cmd);
+	if (err)
+		return err;
+	n = read_file(FPM_RUN, buf, size);
+	if (n < 0)
+		return n;
+	return n ? 0 : -ENODATA;
+}
+
+long fpm_module_refcnt(void)
+{
+	char buf[32];
+
+	if (read_file("/sys/module/fpm_test/refcnt", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atol(buf);
 }

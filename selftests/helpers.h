@@ -58,4 +58,11 @@ ssize_t read_file(const char *path, char *buf, size_t size);
 
 #define TRACEFS "/sys/kernel/tracing/"
 
+/* The test module's scenario file, see selftests/kmod/fpm_test.c. */
+#define FPM_RUN "/sys/kernel/debug/fpm_test/run"
+/* Run fpm_test scenario @cmd and read its result line; 0 or -errno. */
+int fpm_run(const char *cmd, char *buf, size_t size);
+/* The test module's reference count; -1 when it is not loaded. */
+long fpm_module_refcnt(void);
+
 #endif

@@ -10,8 +10,6 @@
 #include "test_progs.h"
 #include "helpers.h"
 
-#define FPM_RUN "/sys/kernel/debug/fpm_test/run"
-
 /* The result line, after a space so that every key follows one. */
 static char result[512] = " ";
 

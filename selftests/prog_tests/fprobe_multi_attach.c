@@ -17,7 +17,6 @@
 #include "fprobe_multi_rec.h"
 #include "fprobe_multi.skel.h"
 
-#define FPM_RUN "/sys/kernel/debug/fpm_test/run"
 /* noinstr in arch/x86/kernel/tsc.c: in kallsyms, never in ftrace. */
 #define NOTRACE_FUNC "native_sched_clock"
 
@@ -338,15 +337,6 @@ static void test_unprivileged(void)
 	fprobe_multi_bpf__destroy(skel);
 }
 
-static long module_refcnt(void)
-{
-	char buf[32];
-
-	if (read_file("/sys/module/fpm_test/refcnt", buf, sizeof(buf)) <= 0)
-		return -1;
-	return atol(buf);
-}
-
 static const char * const module_func[] = { "fpm_test_recurse" };
 
 static void test_module(void)
@@ -361,7 +351,7 @@ static void test_module(void)
 	char buf[64];
 	int d;
 
-	refcnt = module_refcnt();
+	refcnt = fpm_module_refcnt();
 	if (!ASSERT_GE(refcnt, 0, "fpm_test is loaded"))
 		return;
 	skel = fprobe_multi_bpf__open_and_load();
@@ -371,13 +361,12 @@ static void test_module(void)
 	link = bpf_program__attach_fprobe_multi_opts(skel->progs.fpm_module, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach to a module function"))
 		goto out;
-	ASSERT_EQ(module_refcnt(), refcnt + 1, "the link holds the module");
+	ASSERT_EQ(fpm_module_refcnt(), refcnt + 1, "the link holds the module");
 	ASSERT_ERRNO(syscall(SYS_delete_module, "fpm_test", O_NONBLOCK), EWOULDBLOCK,
 		     "the module cannot be removed while attached");
 
-	if (!ASSERT_OK(write_file(FPM_RUN, "call 3"), "call 3"))
+	if (!ASSERT_OK(fpm_run("call 3", buf, sizeof(buf)), "call 3"))
 		goto out;
-	ASSERT_GE(read_file(FPM_RUN, buf, sizeof(buf)), 1, "read result");
 	ASSERT_STREQ(buf, "ret=3\n", "fpm_test_recurse(3)");
 	ASSERT_EQ(skel->bss->mod_entries, 4, "entries, depth 3 to 0");
 	ASSERT_EQ(skel->bss->mod_exits, 4, "exits");
@@ -390,9 +379,8 @@ static void test_module(void)
 	/* Fill the shadow stack: what is lost is counted, nothing else. */
 	skel->bss->mod_entries = 0;
 	skel->bss->mod_exits = 0;
-	if (!ASSERT_OK(write_file(FPM_RUN, "call 400"), "call 400"))
+	if (!ASSERT_OK(fpm_run("call 400", buf, sizeof(buf)), "call 400"))
 		goto out;
-	ASSERT_GE(read_file(FPM_RUN, buf, sizeof(buf)), 1, "read result");
 	ASSERT_STREQ(buf, "ret=400\n", "fpm_test_recurse(400)");
 	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info")) {
 		ASSERT_GE(info.fprobe_multi.missed, 1, "some calls did not fit");
@@ -408,7 +396,7 @@ static void test_module(void)
 out:
 	bpf_link__destroy(link);
 	link = NULL;
-	ASSERT_EQ(module_refcnt(), refcnt, "the module is released with the link");
+	ASSERT_EQ(fpm_module_refcnt(), refcnt, "the module is released with the link");
 	fprobe_multi_bpf__destroy(skel);
 }
 

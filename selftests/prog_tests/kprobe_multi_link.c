@@ -12,7 +12,6 @@
 #include "helpers.h"
 #include "kprobe_multi_link.skel.h"
 
-#define FPM_RUN "/sys/kernel/debug/fpm_test/run"
 #define NOTRACE_FUNC "native_sched_clock"
 
 static void test_pattern(void)
@@ -47,15 +46,6 @@ out:
 	kprobe_multi_link_bpf__destroy(skel);
 }
 
-static long module_refcnt(void)
-{
-	char buf[32];
-
-	if (read_file("/sys/module/fpm_test/refcnt", buf, sizeof(buf)) <= 0)
-		return -1;
-	return atol(buf);
-}
-
 static const char * const module_func[] = { "fpm_test_recurse" };
 static const __u64 module_cookie[] = { 77 };
 
@@ -65,7 +55,7 @@ static void test_module(void)
 		    .cookies = module_cookie, .cnt = 1);
 	struct kprobe_multi_link_bpf *skel;
 	struct bpf_link *link = NULL;
-	long refcnt = module_refcnt();
+	long refcnt = fpm_module_refcnt();
 	char buf[32], l[64];
 	int i;
 
@@ -78,13 +68,12 @@ static void test_module(void)
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.record_hits, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach to a module function"))
 		goto out;
-	ASSERT_EQ(module_refcnt(), refcnt + 1, "the link holds the module");
+	ASSERT_EQ(fpm_module_refcnt(), refcnt + 1, "the link holds the module");
 	ASSERT_ERRNO(syscall(SYS_delete_module, "fpm_test", O_NONBLOCK), EWOULDBLOCK,
 		     "the module cannot be removed while attached");
-	if (!ASSERT_OK(write_file(FPM_RUN, "call 3"), "call 3"))
+	if (!ASSERT_OK(fpm_run("call 3", buf, sizeof(buf)), "call 3"))
 		goto out;
-	if (ASSERT_GE(read_file(FPM_RUN, buf, sizeof(buf)), 1, "read result"))
-		ASSERT_STREQ(buf, "ret=3\n", "fpm_test_recurse(3)");
+	ASSERT_STREQ(buf, "ret=3\n", "fpm_test_recurse(3)");
 	ASSERT_EQ(skel->bss->nr_hits, 4, "hits, depth 3 to 0");
 	for (i = 0; i < 4; i++) {
 		snprintf(l, sizeof(l), "hit %d: function", i);
@@ -96,7 +85,7 @@ static void test_module(void)
 	}
 out:
 	bpf_link__destroy(link);
-	ASSERT_EQ(module_refcnt(), refcnt, "the module is released with the link");
+	ASSERT_EQ(fpm_module_refcnt(), refcnt, "the module is released with the link");
 	kprobe_multi_link_bpf__destroy(skel);
 }
 
@@ -146,10 +135,9 @@ static void test_missed(void)
 	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info"))
 		ASSERT_EQ(info.kprobe_multi.missed, 0, "ftrace let the nested hit through");
 
-	if (!ASSERT_OK(write_file(FPM_RUN, "nest 5"), "nest 5"))
+	if (!ASSERT_OK(fpm_run("nest 5", buf, sizeof(buf)), "nest 5"))
 		goto out;
-	if (ASSERT_GE(read_file(FPM_RUN, buf, sizeof(buf)), 1, "read result"))
-		ASSERT_STREQ(buf, nest_result, "the module's fprobe called fpm_test_inner(5)");
+	ASSERT_STREQ(buf, nest_result, "the module's fprobe called fpm_test_inner(5)");
 	ASSERT_EQ(skel->bss->nested_runs, 2, "runs: fpm_test_inner too");
 	memset(&pinfo, 0, sizeof(pinfo));
 	plen = sizeof(pinfo);

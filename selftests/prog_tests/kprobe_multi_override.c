@@ -9,8 +9,6 @@
 #include "helpers.h"
 #include "kprobe_multi_override.skel.h"
 
-#define FPM_RUN "/sys/kernel/debug/fpm_test/run"
-
 static const char * const injectable[] = { "fpm_test_inject" };
 static const char * const not_injectable[] = { "bpf_fentry_test1" };
 
@@ -19,9 +17,7 @@ static void run_inject(int arg, const char *want, const char *label)
 	char cmd[32], buf[64];
 
 	snprintf(cmd, sizeof(cmd), "inject %d", arg);
-	if (!ASSERT_OK(write_file(FPM_RUN, cmd), cmd))
-		return;
-	if (ASSERT_GE(read_file(FPM_RUN, buf, sizeof(buf)), 1, "read result"))
+	if (ASSERT_OK(fpm_run(cmd, buf, sizeof(buf)), cmd))
 		ASSERT_STREQ(buf, want, label);
 }
 

@@ -10,7 +10,6 @@
 #include "module_parity.h"
 #include "module_parity.skel.h"
 
-#define FPM_RUN "/sys/kernel/debug/fpm_test/run"
 /*
  * Nine nested calls: a classic kretprobe keeps 10 instances on 2 CPUs, and
  * at 16 deep it loses the 7 innermost returns, which is what the others
@@ -68,7 +67,7 @@ void test_module_parity(void)
 	struct ret_table classic_t[3], multi_t[3], fsession_t[3];
 	struct bpf_link *classic[2] = {}, *multi = NULL, *fsession = NULL;
 	struct module_parity_bpf *skel;
-	char buf[96];
+	char buf[96], cmd[32];
 	int i;
 
 	skel = module_parity_bpf__open_and_load();
@@ -90,16 +89,14 @@ void test_module_parity(void)
 	if (!ASSERT_OK_PTR(fsession, "attach fprobe.session"))
 		goto out;
 
-	snprintf(buf, sizeof(buf), "call %d", DEPTH);
-	if (!ASSERT_OK(write_file(FPM_RUN, buf), buf))
+	snprintf(cmd, sizeof(cmd), "call %d", DEPTH);
+	if (!ASSERT_OK(fpm_run(cmd, buf, sizeof(buf)), cmd))
 		goto out;
-	if (ASSERT_GE(read_file(FPM_RUN, buf, sizeof(buf)), 1, "read result"))
-		ASSERT_STREQ(buf, "ret=8\n", "fpm_test_recurse(8)");
-	if (!ASSERT_OK(write_file(FPM_RUN, "sleep 41"), "sleep 41"))
+	ASSERT_STREQ(buf, "ret=8\n", "fpm_test_recurse(8)");
+	if (!ASSERT_OK(fpm_run("sleep 41", buf, sizeof(buf)), "sleep 41"))
 		goto out;
-	if (ASSERT_GE(read_file(FPM_RUN, buf, sizeof(buf)), 1, "read result"))
-		ASSERT_STREQ(buf, "ret=42 cpu_before=0 cpu_after=1\n",
-			     "fpm_test_sleep(41) migrated from CPU 0 to 1");
+	ASSERT_STREQ(buf, "ret=42 cpu_before=0 cpu_after=1\n",
+		     "fpm_test_sleep(41) migrated from CPU 0 to 1");
 
 	if (!ASSERT_OK(read_tables(skel, PROBE_CLASSIC, classic_t), "read kretprobe tables") ||
 	    !ASSERT_OK(read_tables(skel, PROBE_MULTI, multi_t), "read kretprobe.multi tables") ||
