@@ -225,6 +225,29 @@ static int run_recursion(int depth)
 	return 0;
 }
 
+/*
+ * fpm_test_sleep(@arg) called from CPU 0, so that it wakes up on CPU 1; the
+ * caller's CPUs are restored after. *@before and *@after are the CPUs of
+ * the call and of its return.
+ */
+static int sleep_from_cpu0(int arg, int *ret, int *before, int *after)
+{
+	cpumask_var_t saved;
+
+	if (num_online_cpus() < 2)
+		return -EOPNOTSUPP;
+	if (!alloc_cpumask_var(&saved, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_copy(saved, current->cpus_ptr);
+	set_cpus_allowed_ptr(current, cpumask_of(0));
+	*before = raw_smp_processor_id();
+	*ret = fpm_test_sleep(arg);
+	*after = raw_smp_processor_id();
+	set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
+	return 0;
+}
+
 static int run_migrate(void)
 {
 	struct fprobe fp = {
@@ -233,28 +256,20 @@ static int run_migrate(void)
 		.entry_data_size = sizeof(long),
 	};
 	unsigned long addr = (unsigned long)fpm_test_sleep;
-	cpumask_var_t saved;
+	int err, ret, before, after;
 	char extra[64];
-	int ret;
 
-	if (num_online_cpus() < 2)
-		return -EOPNOTSUPP;
-	if (!alloc_cpumask_var(&saved, GFP_KERNEL))
-		return -ENOMEM;
-	cpumask_copy(saved, current->cpus_ptr);
-	ret = register_fprobe_ips(&fp, &addr, 1);
-	if (!ret) {
-		set_cpus_allowed_ptr(current, cpumask_of(0));
-		ret = fpm_test_sleep(41);
-		unregister_fprobe(&fp);
-		snprintf(extra, sizeof(extra), " ret=%d entry_cpu=%d exit_cpu=%d",
-			 ret, cnt.entry_cpu, cnt.exit_cpu);
-		report(&fp, extra);
-		ret = 0;
-	}
-	set_cpus_allowed_ptr(current, saved);
-	free_cpumask_var(saved);
-	return ret;
+	err = register_fprobe_ips(&fp, &addr, 1);
+	if (err)
+		return err;
+	err = sleep_from_cpu0(41, &ret, &before, &after);
+	unregister_fprobe(&fp);
+	if (err)
+		return err;
+	snprintf(extra, sizeof(extra), " ret=%d entry_cpu=%d exit_cpu=%d",
+		 ret, cnt.entry_cpu, cnt.exit_cpu);
+	report(&fp, extra);
+	return 0;
 }
 
 struct blocker {
@@ -368,16 +383,13 @@ static int run_call(int depth)
 
 static int run_sleep(int arg)
 {
-	int before, ret;
+	int err, ret, before, after;
 
-	if (num_online_cpus() < 2)
-		return -EOPNOTSUPP;
-	set_cpus_allowed_ptr(current, cpumask_of(0));
-	before = raw_smp_processor_id();
-	ret = fpm_test_sleep(arg);
+	err = sleep_from_cpu0(arg, &ret, &before, &after);
+	if (err)
+		return err;
 	snprintf(fpm_result, sizeof(fpm_result), "ret=%d cpu_before=%d cpu_after=%d\n",
-		 ret, before, raw_smp_processor_id());
-	set_cpus_allowed_ptr(current, cpu_possible_mask);
+		 ret, before, after);
 	return 0;
 }
 
