@@ -9,6 +9,8 @@
 #   make test        build, then run every test: checkpatch, host unit
 #                    tests and the VM selftests (T=GLOB filters VM tests)
 #   make check       checkpatch.pl --strict over patches and overlay C files
+#   make bench       build the base kernel too, then measure probe costs,
+#                    attach times and memory on both (results in build/bench)
 #   make refresh-patches   export commits made in build/linux back to
 #                    patches/ and the overlay
 #   make FLAVOUR=debug ...  the same with KASAN, lockdep and kmemleak
@@ -34,7 +36,7 @@ endif
 STAGE := $(TOP)/scripts/stage.sh
 export BUILD := $(B)
 
-.PHONY: all deps apply config kernel tools progs initramfs demo test check \
+.PHONY: all deps apply config kernel tools progs initramfs demo test check bench \
 	refresh-patches clean distclean
 
 all: initramfs
@@ -66,6 +68,11 @@ demo: all
 
 test:
 	@scripts/run-tests.sh $(FLAVOUR) '$(T)' $(VM_TIMEOUT)
+
+# The measured kernels are the default flavour: no lockdep, no KASAN.
+bench:
+	@$(MAKE) --no-print-directory FLAVOUR=default all
+	@scripts/bench.sh
 
 check: apply
 	@$(STAGE) check -- scripts/check.sh

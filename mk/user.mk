@@ -138,19 +138,37 @@ $(U)/host/libbpf_fprobe: tests/host/libbpf_fprobe.c $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -o $@ $< $(STATIC_LIBS)
 
-progs: $(RUNNER) $(EX_TOOLS) $(KMOD) $(HOST_TESTS)
+# The benchmark runner: bench/fpm_bench.c with bench/progs/*.bpf.c.
+BENCH_PROGS := $(wildcard bench/progs/*.bpf.c)
+BENCH_SKELS := $(patsubst bench/progs/%.bpf.c,$(U)/bench/%.skel.h,$(BENCH_PROGS))
+BENCH := $(U)/bin/fpm_bench
 
-# Guest initramfs: busybox, /init, the runner, bpftool, the example tools.
+$(U)/bench/%.bpf.o: bench/progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -I$(TOP)/bench -MMD -c $< -o $@
+
+$(U)/bench/obj/fpm_bench.o: bench/fpm_bench.c $(BENCH_SKELS) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -I$(TOP)/bench -I$(U)/bench -MMD -c $< -o $@
+
+$(BENCH): $(U)/bench/obj/fpm_bench.o $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $< $(STATIC_LIBS)
+
+progs: $(RUNNER) $(EX_TOOLS) $(KMOD) $(HOST_TESTS) $(BENCH)
+
+# Guest initramfs: busybox, /init, the runner, bpftool, the example tools,
+# the benchmark runner.
 INITRAMFS := $(B)/initramfs-$(FLAVOUR).cpio.gz
 FTRACE_TESTS := $(L)/tools/testing/selftests/ftrace
 GUEST_FILES := /bin/busybox /bin/bash-static scripts/init.sh scripts/demo.sh $(RUNNER) \
-	$(BPFTOOL) $(EX_TOOLS) $(KMOD) $(FTRACE_TESTS)/ftracetest
+	$(BPFTOOL) $(EX_TOOLS) $(BENCH) $(KMOD) $(FTRACE_TESTS)/ftracetest
 
 $(INITRAMFS): $(GUEST_FILES)
 	rm -rf $(U)/root
 	mkdir -p $(U)/root/bin $(U)/root/lib $(U)/root/proc $(U)/root/sys $(U)/root/dev \
 		$(U)/root/tmp
-	cp /bin/busybox $(RUNNER) $(BPFTOOL) $(EX_TOOLS) $(U)/root/bin/
+	cp /bin/busybox $(RUNNER) $(BPFTOOL) $(EX_TOOLS) $(BENCH) $(U)/root/bin/
 	cp $(KMOD) $(U)/root/lib/
 	cp /bin/bash-static $(U)/root/bin/bash
 	cp -r $(FTRACE_TESTS) $(U)/root/ftrace
@@ -162,4 +180,4 @@ $(INITRAMFS): $(GUEST_FILES)
 initramfs: $(INITRAMFS)
 
 -include $(wildcard $(U)/selftests/*.d $(U)/bpf-progs/*.d $(U)/selftests/obj/*.d $(U)/host/*.d \
-	$(U)/selftests/obj/*/*.d $(U)/bpf-progs/obj/*.d)
+	$(U)/selftests/obj/*/*.d $(U)/bpf-progs/obj/*.d $(U)/bench/*.d $(U)/bench/obj/*.d)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # checkpatch.pl --strict, from the applied tree, over every patch in the
 # series and every C source and header this project owns: the kernel
-# overlay, selftests/ and bpf-progs/. Any error, warning or check fails.
+# overlay, selftests/, bpf-progs/ and bench/. Any error, warning or check fails.
 #
 # usage: check.sh [-r RESULTS]   (appends "ok|not ok check:FILE" lines)
 set -uo pipefail
@@ -55,7 +55,7 @@ for f in $(git ls-files --cached --others --exclude-standard -- \
 	n=$((n + 1))
 done
 for f in $(git ls-files --cached --others --exclude-standard -- \
-	'selftests/*.[ch]' 'bpf-progs/*.[ch]' 'tests/*.[ch]' ':!selftests/kmod'); do
+	'selftests/*.[ch]' 'bpf-progs/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' ':!selftests/kmod'); do
 	case $f in
 	# kfunc declarations are extern and __weak by design (bpf_ksym_exists()).
 	# BPF_FPROBE() is built like libbpf's BPF_KPROBE(): it expands to a

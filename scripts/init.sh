@@ -3,6 +3,9 @@
 #   fpm.mode=test   run the selftest runner (fpm.filter=GLOB[,GLOB...])
 #   fpm.mode=demo   run the example tracer against a small workload
 #   fpm.mode=probe  only prove that the guest boots (KVM probe)
+#   fpm.mode=bench  run fpm_bench once per step of fpm.bench=STEP[,STEP...],
+#                   where STEP is percall, attach or memory:KIND, and
+#                   STEP/ARG/ARG... passes arguments to it
 #   fpm.kmod=0      do not load the test module
 # The host parses this console output; see scripts/vmlog.py.
 /bin/busybox --install -s /bin
@@ -18,12 +21,14 @@ ulimit -l unlimited
 
 mode=test
 filter=
+bench=
 kmod=1
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	fpm.mode=*) mode=${arg#fpm.mode=} ;;
 	fpm.filter=*) filter=${arg#fpm.filter=} ;;
 	fpm.kmod=*) kmod=${arg#fpm.kmod=} ;;
+	fpm.bench=*) bench=${arg#fpm.bench=} ;;
 	esac
 done
 # fpm.kmod=0: a kernel the test module was not built for (the base kernel)
@@ -42,6 +47,15 @@ demo)
 	;;
 probe)
 	echo "fpm: probe ok"
+	;;
+bench)
+	for step in $(echo "$bench" | tr ',' ' '); do
+		case $step in
+		memory:*) /bin/fpm_bench memory "${step#memory:}" ;;
+		*) /bin/fpm_bench $(echo "$step" | tr '/' ' ') ;;
+		esac
+		echo "fpm: bench $step exit $?"
+	done
 	;;
 esac
 if [ -e /sys/kernel/debug/kmemleak ]; then

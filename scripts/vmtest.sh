@@ -5,6 +5,7 @@
 #                  [-r RESULTS] [-k KBUILD] [-i INITRAMFS] [-a EXTRA_APPEND] [-c]
 #   -c  icount mode (-icount shift=0,sleep=off): guest time counts
 #       instructions, for the benchmarks.
+# FPM_QEMU_ARGS in the environment adds QEMU options (a TCG plugin, say).
 # Exit status: 0 when the log passes scripts/vmlog.py, 1 otherwise.
 set -euo pipefail
 
@@ -55,6 +56,8 @@ opts=(-machine "accel=$accel" -cpu "$cpu" -smp 2 -m 2G)
 # One TCG thread for all vCPUs keeps code changes and execution in order.
 [ "$accel" = tcg ] && opts=(-machine pc -accel tcg,thread=single -cpu "$cpu" -smp 2 -m 2G)
 [ -n "$icount" ] && opts+=(-icount shift=0,sleep=off)
+# shellcheck disable=SC2206
+opts+=(${FPM_QEMU_ARGS:-})
 cmdline="console=ttyS0 loglevel=5 panic=-1 oops=panic fpm.mode=$mode${filter:+ fpm.filter=$filter} $append"
 
 echo "vmtest: booting ($accel${icount:+, icount}) mode=$mode${filter:+ filter=$filter}, log $log"

@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the guest logs of scripts/bench.sh into the benchmark report.
+
+usage: bench-report.py DIR
+Reads DIR/logs/{base,patched}-*.log (lines "bench: {JSON}" printed by
+bench/fpm_bench.c) and writes DIR/results.json, DIR/table.txt (Markdown)
+and, with gnuplot, DIR/percall.png and DIR/attach.png. Prints table.txt.
+
+Under `-icount shift=0` guest time advances one nanosecond per guest
+instruction, so nanoseconds per call are instructions per call.
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+KERNELS = ("base", "patched")
+BENCH = re.compile(r"bench: (\{.*\})\s*$")
+STEP = re.compile(r"^fpm: bench (\S+) exit (\d+)")
+# Rows fpm_bench measures, in order, and the base kernel row of the same
+# kind that each one is compared with.
+SAME_KIND = {
+    "kprobe": "kprobe",
+    "kretprobe": "kretprobe",
+    "kprobe.multi": "kprobe.multi",
+    "kretprobe.multi": "kretprobe.multi",
+    "kprobe.session": "kprobe.session",
+    "fprobe.multi entry": "kprobe.multi",
+    "fprobe.multi exit": "kretprobe.multi",
+    "fprobe.multi exit +args": "kretprobe.multi",
+    "fprobe.multi session": "kprobe.session",
+    "fprobe.multi session +args": "kprobe.session",
+    "fprobe.multi session +data": "kprobe.session",
+    "fprobe.multi session +args +data": "kprobe.session",
+    "fentry": "fentry",
+    "fexit": "fexit",
+}
+AGREEMENT = 0.01
+
+
+def parse_log(path):
+    """Return (records, problems) of one guest log."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import importlib
+    vmlog = importlib.import_module("vmlog")
+    records = []
+    with open(path, errors="replace") as f:
+        lines = f.readlines()
+    for line in lines:
+        m = STEP.search(line)
+        if m and m.group(2) != "0":
+            records.append({"error": f"fpm_bench {m.group(1)} exited with {m.group(2)}"})
+        m = BENCH.search(line)
+        if m:
+            try:
+                records.append(json.loads(m.group(1)))
+            except json.JSONDecodeError:
+                pass
+    _, problems = vmlog.judge(lines, mode="bench")
+    return records, problems
+
+
+def percall_rows(records):
+    """row -> list of nanoseconds per call, one per run"""
+    rows = {}
+    for r in records:
+        if r.get("phase") == "percall" and "ns" in r:
+            rows.setdefault(r["row"], []).append(r["ns"] / r["calls"])
+    return rows
+
+
+def load(d):
+    res = {"kernels": {}}
+    for k in KERNELS:
+        kr = {"boots": {}, "percall": {}, "attach": [], "memory": {}, "errors": []}
+        for name in sorted(os.listdir(os.path.join(d, "logs"))):
+            if not name.startswith(k + "-") or not name.endswith(".log"):
+                continue
+            boot = name[len(k) + 1:-4]
+            records, problems = parse_log(os.path.join(d, "logs", name))
+            kr["boots"][boot] = {"problems": problems}
+            for r in records:
+                if r.get("phase") == "info":
+                    kr["info"] = r
+                if "error" in r:
+                    kr["errors"].append(f"{boot}: {r['error']}")
+            if boot in ("icount-a", "icount-b", "plain"):
+                kr["percall"][boot] = percall_rows(records)
+            if boot == "icount-a":
+                kr["attach"] = [r for r in records
+                                if r.get("phase") == "attach" and "attach_ns" in r]
+            if boot.startswith("memory-"):
+                for r in records:
+                    if r.get("phase") == "memory" and "slab_kb" in r:
+                        kr["memory"][r["kind"]] = r
+        res["kernels"][k] = kr
+    return res
+
+
+def median(v):
+    return statistics.median(v) if v else None
+
+
+def summarize(res):
+    """Per-call medians above the no-probe row, ratios, agreement, targets."""
+    table = {}
+    for k in KERNELS:
+        pc = res["kernels"][k]["percall"]
+        for boot, rows in pc.items():
+            none = median(rows.get("none", []))
+            for row, v in rows.items():
+                t = table.setdefault(row, {}).setdefault(k, {})
+                med = median(v)
+                t[boot] = {
+                    "runs": v,
+                    "ns_per_call": med,
+                    "spread": (max(v) - min(v)) / med if med else None,
+                    "above": med - none if none is not None else None,
+                    "calls_per_s": 1e9 / med if med else None,
+                }
+    res["percall"] = table
+
+    def above(kernel, row, boot="icount-a"):
+        try:
+            return table[row][kernel][boot]["above"]
+        except KeyError:
+            return None
+
+    ratios = {}
+    for row in table:
+        ours = above("patched", row)
+        same = above("base", SAME_KIND.get(row, row))
+        fexit = above("patched", "fexit")
+        ratios[row] = {
+            "vs_base_same_kind": ours / same if ours is not None and same else None,
+            "base_row": SAME_KIND.get(row, row),
+            "vs_fexit": ours / fexit if ours is not None and fexit else None,
+        }
+    res["ratios"] = ratios
+
+    agree = []
+    for k in KERNELS:
+        for row in table:
+            a = table[row].get(k, {}).get("icount-a", {}).get("ns_per_call")
+            b = table[row].get(k, {}).get("icount-b", {}).get("ns_per_call")
+            if a and b:
+                agree.append({"kernel": k, "row": row, "a": a, "b": b,
+                              "diff": abs(a - b) / a})
+    res["agreement"] = agree
+
+    def attach_time(kernel, kind, all_funcs=True, field="attach_ns"):
+        for r in res["kernels"][kernel]["attach"]:
+            if r["kind"] == kind and r["all"] == all_funcs:
+                return r[field]
+        return None
+
+    def mem_total(kernel, kind):
+        m = res["kernels"][kernel]["memory"].get(kind)
+        return m["slab_kb"] + m["vmalloc_kb"] + m["percpu_kb"] if m else None
+
+    def target(name, got, ref, limit):
+        ratio = got / ref if got is not None and ref else None
+        return {"target": name, "value": got, "reference": ref, "ratio": ratio,
+                "limit": limit,
+                "met": ratio is not None and ratio <= limit}
+
+    res["targets"] = [
+        target("fprobe.multi session vs base kretprobe.multi (instr/call)",
+               above("patched", "fprobe.multi session"),
+               above("base", "kretprobe.multi"), 0.75),
+        target("fprobe.multi entry vs base kprobe.multi (instr/call)",
+               above("patched", "fprobe.multi entry"),
+               above("base", "kprobe.multi"), 1.0),
+        target("kprobe.multi vs base kprobe.multi (instr/call)",
+               above("patched", "kprobe.multi"), above("base", "kprobe.multi"), 1.05),
+        target("kretprobe.multi vs base kretprobe.multi (instr/call)",
+               above("patched", "kretprobe.multi"),
+               above("base", "kretprobe.multi"), 1.05),
+        target("fprobe.multi attach-all vs base kretprobe.multi (guest ns)",
+               attach_time("patched", "fprobe.multi"),
+               attach_time("base", "kretprobe.multi"), 0.5),
+        target("fprobe.session memory vs base kretprobe.multi pool (kB)",
+               mem_total("patched", "fprobe.session"),
+               mem_total("base", "kretprobe.multi"), 0.5),
+    ]
+    return res
+
+
+def fmt(v, spec):
+    return "n/a" if v is None else format(v, spec)
+
+
+def render(res):
+    t, ratios = res["percall"], res["ratios"]
+    out = []
+    info = res["kernels"]["patched"].get("info", {})
+    out.append(f"Per-call cost, icount (guest instructions per call above the no-probe "
+               f"row; {info.get('cpus', '?')} vCPUs, median of the runs)")
+    hdr = ("| row | base instr | patched instr | patched M calls/s | vs base (row) "
+           "| vs fexit | spread | plain TCG M/s base | plain TCG M/s patched |")
+    out.append(hdr)
+    out.append("|" + "---|" * 9)
+    for row in t:
+        def cell(k, boot, key):
+            return t[row].get(k, {}).get(boot, {}).get(key)
+        base_above = cell("base", "icount-a", "above")
+        ours_above = cell("patched", "icount-a", "above")
+        if row == "none":
+            base_above = cell("base", "icount-a", "ns_per_call")
+            ours_above = cell("patched", "icount-a", "ns_per_call")
+        r = ratios[row]
+        spread = max(filter(None, [cell(k, "icount-a", "spread") for k in KERNELS]),
+                     default=None)
+        cps = cell("patched", "icount-a", "calls_per_s")
+        pb = cell("base", "plain", "calls_per_s")
+        pp = cell("patched", "plain", "calls_per_s")
+        vs_base = "—" if row == "none" else \
+            f"{fmt(r['vs_base_same_kind'], '.2f')}x {r['base_row']}"
+        vs_fexit = "—" if row == "none" else f"{fmt(r['vs_fexit'], '.2f')}x"
+        out.append(f"| {row}{' (loop, total)' if row == 'none' else ''} "
+                   f"| {fmt(base_above, '.0f')} | {fmt(ours_above, '.0f')} "
+                   f"| {fmt(cps and cps / 1e6, '.2f')} | {vs_base} | {vs_fexit} "
+                   f"| {fmt(spread and spread * 100, '.2f')}% "
+                   f"| {fmt(pb and pb / 1e6, '.2f')} | {fmt(pp and pp / 1e6, '.2f')} |")
+    out.append("")
+    out.append("Attach and detach, icount (guest milliseconds)")
+    out.append("| functions | kind | base attach | base detach | patched attach "
+               "| patched detach |")
+    out.append("|" + "---|" * 6)
+    keys = []
+    for k in KERNELS:
+        for r in res["kernels"][k]["attach"]:
+            key = ("all" if r["all"] else r["n"], r["kind"])
+            if key not in keys:
+                keys.append(key)
+    for n, kind in keys:
+        cells = []
+        for k in KERNELS:
+            rec = [r for r in res["kernels"][k]["attach"]
+                   if r["kind"] == kind and ("all" if r["all"] else r["n"]) == n]
+            if rec:
+                cells += [f"{rec[0]['attach_ns'] / 1e6:.1f}",
+                          f"{rec[0]['detach_ns'] / 1e6:.1f}"]
+            else:
+                cells += ["n/a", "n/a"]
+        label = n
+        if n == "all":
+            counts = {r["n"] for k in KERNELS for r in res["kernels"][k]["attach"]
+                      if r["all"] and r["kind"] == kind}
+            label = "all (" + "/".join(str(c) for c in sorted(counts)) + ")"
+        out.append(f"| {label} | {kind} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.append("Memory of one link on 1,000 functions, 100 extra sleeping tasks (kB)")
+    out.append("| kernel | kind | tasks | slab | vmalloc | percpu | total |")
+    out.append("|" + "---|" * 7)
+    for k in KERNELS:
+        for kind, m in res["kernels"][k]["memory"].items():
+            total = m["slab_kb"] + m["vmalloc_kb"] + m["percpu_kb"]
+            out.append(f"| {k} | {kind} | {m['tasks']} | {m['slab_kb']} | "
+                       f"{m['vmalloc_kb']} | {m['percpu_kb']} | {total} |")
+    out.append("")
+    out.append("Targets")
+    for tg in res["targets"]:
+        state = "met" if tg["met"] else "MISSED"
+        out.append(f"- {tg['target']}: {fmt(tg['value'], '.0f')} / "
+                   f"{fmt(tg['reference'], '.0f')} = {fmt(tg['ratio'], '.2f')}x, "
+                   f"limit {tg['limit']}x: {state}")
+    worst = max(res["agreement"], key=lambda a: a["diff"], default=None)
+    if worst:
+        ok = worst["diff"] <= AGREEMENT
+        out.append(f"- icount runs a and b agree within {worst['diff'] * 100:.2f}% "
+                   f"(worst: {worst['kernel']} {worst['row']}), limit "
+                   f"{AGREEMENT * 100:.0f}%: {'met' if ok else 'MISSED'}")
+    out.append("")
+    out.append("Kernel problems and errors")
+    any_problem = False
+    for k in KERNELS:
+        for boot, b in res["kernels"][k]["boots"].items():
+            for p in b["problems"]:
+                out.append(f"- {k} {boot}: {p}")
+                any_problem = True
+        for e in res["kernels"][k]["errors"]:
+            out.append(f"- {k}: {e}")
+            any_problem = True
+    if not any_problem:
+        out.append("- none")
+    return "\n".join(out) + "\n"
+
+
+def plot(res, d):
+    rows = [r for r in res["percall"] if r != "none"]
+    with open(os.path.join(d, "percall.dat"), "w") as f:
+        f.write("row base patched\n")
+        for row in rows:
+            vals = []
+            for k in KERNELS:
+                v = res["percall"][row].get(k, {}).get("icount-a", {}).get("above")
+                vals.append("NaN" if v is None else f"{v:.1f}")
+            f.write(f"\"{row}\" {vals[0]} {vals[1]}\n")
+    with open(os.path.join(d, "attach.dat"), "w") as f:
+        f.write("n base_kretprobe.multi patched_kretprobe.multi patched_fprobe.multi\n")
+        ns = sorted({r["n"] for k in KERNELS for r in res["kernels"][k]["attach"]})
+        for n in ns:
+            vals = []
+            for k, kind in (("base", "kretprobe.multi"), ("patched", "kretprobe.multi"),
+                            ("patched", "fprobe.multi")):
+                rec = [r for r in res["kernels"][k]["attach"]
+                       if r["kind"] == kind and r["n"] == n]
+                vals.append(f"{rec[0]['attach_ns'] / 1e6:.3f}" if rec else "NaN")
+            f.write(f"{n} " + " ".join(vals) + "\n")
+    script = f"""
+set terminal pngcairo size 1100,560 noenhanced font ",10"
+set output "{d}/percall.png"
+set title "Guest instructions per probed call above the no-probe loop (icount)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+set ylabel "instructions per call"
+set xtics rotate by -35
+set grid ytics
+plot "{d}/percall.dat" using 2:xtic(1) title "base 6.12.117", \\
+     "" using 3 title "patched"
+set output "{d}/attach.png"
+set title "Time to attach one link (icount guest ms)"
+set style data linespoints
+set logscale xy
+set xlabel "functions"
+set ylabel "ms"
+set xtics norotate
+plot "{d}/attach.dat" using 1:2 title "base kretprobe.multi", \\
+     "" using 1:3 title "patched kretprobe.multi", \\
+     "" using 1:4 title "patched fprobe.multi"
+"""
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"bench-report: no chart: {e}", file=sys.stderr)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    d = os.path.abspath(sys.argv[1])
+    res = summarize(load(d))
+    text = render(res)
+    with open(os.path.join(d, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    with open(os.path.join(d, "table.txt"), "w") as f:
+        f.write(text)
+    plot(res, d)
+    print(text, end="")
+    print(f"bench: results in {d} (results.json, table.txt, percall.png, attach.png)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+#!/bin/bash
+# make bench: build the pristine base kernel and the patched one with the
+# same config, boot each the same way, and compare probe costs, attach
+# times and memory. Results: build/bench/ (results.json, table.txt,
+# percall.png, attach.png, the guest logs); the table is printed last.
+#
+# Every kernel gets these boots, all with the test module left out
+# (fpm.kmod=0) and every per-call row run 3 times:
+#   icount-a  per-call cost, then attach and detach times (attach-all last:
+#             if a kernel dies there, the earlier results are already out)
+#   icount-b  per-call cost again, to check that the rows repeat
+#   memory-*  one fresh guest per link kind: slab, vmalloc and per-CPU
+#             memory of one link on 1,000 functions with 100 extra tasks
+#   plain     per-call cost without icount, for context (host dependent)
+#
+# usage: bench.sh [-n CALLS] [-r RUNS]
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-$TOP/build}
+OUT=$B/bench
+calls=200000 runs=3
+while getopts "n:r:" o; do
+	case $o in
+	n) calls=$OPTARG ;;
+	r) runs=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+
+STAGE=$TOP/scripts/stage.sh
+"$STAGE" base-kernel -- "$TOP/scripts/base-kernel.sh" default
+
+rm -rf "$OUT"
+mkdir -p "$OUT/logs"
+initrd=$B/initramfs-default.cpio.gz
+percall="percall/-r/$runs/-n/$calls"
+
+# boot KERNEL NAME STEPS [vmtest options]: one guest, log in $OUT/logs
+boot() {
+	local kernel=$1 name=$2 steps=$3 kb
+	shift 3
+	kb=$B/kbuild
+	[ "$kernel" = base ] && kb=$B/kbuild-base
+	# A kernel that dies is a finding for the report, not a bench failure.
+	"$STAGE" "$kernel-$name" -- "$TOP/scripts/vmtest.sh" -m bench -T 1800 \
+		-k "$kb" -i "$initrd" -l "$OUT/logs/$kernel-$name.log" \
+		-a "fpm.kmod=0 fpm.bench=$steps" "$@" || true
+}
+
+for kernel in base patched; do
+	boot $kernel memory-kretprobe.multi memory:kretprobe.multi -c
+	[ $kernel = patched ] && boot $kernel memory-fprobe.session memory:fprobe.session -c
+	boot $kernel icount-a "$percall,attach" -c
+	boot $kernel icount-b "$percall" -c
+	boot $kernel plain "$percall"
+done
+
+"$TOP/scripts/bench-report.py" "$OUT"
