@@ -293,7 +293,7 @@ def render(res):
 def plot(res, d):
     rows = [r for r in res["percall"] if r != "none"]
     with open(os.path.join(d, "percall.dat"), "w") as f:
-        f.write("row base patched\n")
+        f.write("# row base patched\n")
         for row in rows:
             vals = []
             for k in KERNELS:
@@ -301,7 +301,7 @@ def plot(res, d):
                 vals.append("NaN" if v is None else f"{v:.1f}")
             f.write(f"\"{row}\" {vals[0]} {vals[1]}\n")
     with open(os.path.join(d, "attach.dat"), "w") as f:
-        f.write("n base_kretprobe.multi patched_kretprobe.multi patched_fprobe.multi\n")
+        f.write("# n base_kretprobe.multi patched_kretprobe.multi patched_fprobe.multi\n")
         ns = sorted({r["n"] for k in KERNELS for r in res["kernels"][k]["attach"]})
         for n in ns:
             vals = []
@@ -320,7 +320,10 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set key top left
 set ylabel "instructions per call"
+set yrange [0:*]
 set xtics rotate by -35
+set bmargin 9
+set rmargin 10
 set grid ytics
 plot "{d}/percall.dat" using 2:xtic(1) title "base 6.12.117", \\
      "" using 3 title "patched"
@@ -331,6 +334,8 @@ set logscale xy
 set xlabel "functions"
 set ylabel "ms"
 set xtics norotate
+set bmargin 4
+set yrange [*:*]
 plot "{d}/attach.dat" using 1:2 title "base kretprobe.multi", \\
      "" using 1:3 title "patched kretprobe.multi", \\
      "" using 1:4 title "patched fprobe.multi"

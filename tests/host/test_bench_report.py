@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host unit tests for scripts/bench-report.py, on canned guest logs."""
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+sys.path.insert(0, SCRIPTS)
+spec = importlib.util.spec_from_file_location("bench_report",
+                                              os.path.join(SCRIPTS, "bench-report.py"))
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
+
+CALLS = 1000
+
+
+def log(records, done=True, steps_exit=0, extra=""):
+    lines = ["[    0.000000] Linux version 6.12.117",
+             "fpm: guest up, 2 cpus, kernel 6.12.117+, mode bench",
+             'bench: {"phase":"info","kernel":"6.12.117+","cpus":2,"fprobe_multi":true}']
+    lines += ["bench: " + json.dumps(r) for r in records]
+    lines.append(f"fpm: bench percall exit {steps_exit}")
+    lines.append(extra)
+    if done:
+        lines.append("fpm: done")
+    return "\n".join(lines) + "\n"
+
+
+def percall(costs, runs=3, jitter=0):
+    """costs: row -> instructions per call (total, with the loop)"""
+    out = []
+    for row, cost in costs.items():
+        for run in range(1, runs + 1):
+            ns = cost * CALLS + (jitter * run if row != "none" else 0)
+            out.append({"phase": "percall", "row": row, "run": run, "calls": CALLS,
+                        "ns": ns})
+    return out
+
+
+BASE = {"none": 12, "kprobe.multi": 249, "kretprobe.multi": 519,
+        "kprobe.session": 637, "fexit": 156}
+PATCHED = {"none": 12, "kprobe.multi": 217, "kretprobe.multi": 825,
+           "kprobe.session": 991, "fprobe.multi entry": 210,
+           "fprobe.multi session": 959, "fexit": 156}
+
+
+def attach(kind, n, all_funcs, attach_ms, detach_ms):
+    return {"phase": "attach", "kind": kind, "n": n, "all": all_funcs,
+            "attach_ns": attach_ms * 1000000, "detach_ns": detach_ms * 1000000}
+
+
+def memory(kind, slab, vmalloc):
+    return {"phase": "memory", "kind": kind, "functions": 1000, "tasks": 141,
+            "extra_tasks": 100, "cpus": 2, "slab_kb": slab, "vmalloc_kb": vmalloc,
+            "percpu_kb": 0}
+
+
+class BenchReportTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        os.mkdir(os.path.join(self.dir, "logs"))
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def write(self, name, text):
+        with open(os.path.join(self.dir, "logs", name), "w") as f:
+            f.write(text)
+
+    def full_set(self, base_attach_done=True):
+        self.write("base-icount-a.log",
+                   log(percall(BASE) + [attach("kretprobe.multi", 21888, True, 500, 190)],
+                       done=base_attach_done))
+        self.write("base-icount-b.log", log(percall(BASE)))
+        self.write("base-plain.log", log(percall(BASE)))
+        self.write("base-memory-kretprobe.multi.log",
+                   log([memory("kretprobe.multi", 64, 324)]))
+        self.write("patched-icount-a.log",
+                   log(percall(PATCHED, jitter=2) +
+                       [attach("fprobe.multi", 21888, True, 800, 300)]))
+        self.write("patched-icount-b.log", log(percall(PATCHED)))
+        self.write("patched-plain.log", log(percall(PATCHED)))
+        self.write("patched-memory-fprobe.session.log",
+                   log([memory("fprobe.session", 964, 0)]))
+
+    def summary(self):
+        return report.summarize(report.load(self.dir))
+
+    def target(self, res, prefix):
+        return next(t for t in res["targets"] if t["target"].startswith(prefix))
+
+    def test_instructions_above_the_loop(self):
+        self.full_set()
+        res = self.summary()
+        self.assertEqual(res["percall"]["kprobe.multi"]["base"]["icount-a"]["above"], 237)
+        # runs of 217002, 217004 and 217006 ns: the median run counts
+        self.assertAlmostEqual(res["percall"]["kprobe.multi"]["patched"]["icount-a"]["above"],
+                               205.004)
+        self.assertEqual(res["percall"]["none"]["patched"]["icount-a"]["calls_per_s"],
+                         1e9 / 12)
+
+    def test_ratios_against_the_same_kind_and_fexit(self):
+        self.full_set()
+        res = self.summary()
+        r = res["ratios"]["fprobe.multi entry"]
+        self.assertEqual(r["base_row"], "kprobe.multi")
+        self.assertAlmostEqual(r["vs_base_same_kind"], 198.004 / 237)
+        self.assertAlmostEqual(r["vs_fexit"], 198.004 / 144.004)
+        self.assertEqual(res["ratios"]["fprobe.multi session"]["base_row"], "kprobe.session")
+
+    def test_targets(self):
+        self.full_set()
+        res = self.summary()
+        entry = self.target(res, "fprobe.multi entry")
+        self.assertTrue(entry["met"])
+        session = self.target(res, "fprobe.multi session")
+        self.assertAlmostEqual(session["ratio"], 947.004 / 507)
+        self.assertFalse(session["met"])
+        kmulti = self.target(res, "kprobe.multi vs")
+        self.assertTrue(kmulti["met"])
+        attach_all = self.target(res, "fprobe.multi attach-all")
+        self.assertEqual(attach_all["ratio"], 800 / 500)
+        self.assertFalse(attach_all["met"])
+        mem = self.target(res, "fprobe.session memory")
+        self.assertEqual((mem["value"], mem["reference"]), (964, 388))
+        self.assertFalse(mem["met"])
+
+    def test_agreement_of_the_two_icount_runs(self):
+        self.full_set()
+        res = self.summary()
+        worst = max(res["agreement"], key=lambda a: a["diff"])
+        # run a is 4 ns per 1000 calls slower on the median, run b exact
+        self.assertEqual(worst["kernel"], "patched")
+        self.assertEqual(worst["row"], "fexit")
+        self.assertAlmostEqual(worst["diff"], 0.004 / 156.004)
+        self.assertIn("agree within 0.00%", report.render(res))
+
+    def test_a_kernel_that_died_is_reported(self):
+        self.full_set(base_attach_done=False)
+        text = report.render(self.summary())
+        self.assertIn("- base icount-a: the guest did not finish (crash or timeout)", text)
+
+    def test_a_failed_bench_step_is_reported(self):
+        self.full_set()
+        self.write("patched-icount-b.log", log(percall(PATCHED), steps_exit=1))
+        text = report.render(self.summary())
+        self.assertIn("- patched: icount-b: fpm_bench percall exited with 1", text)
+
+    def test_rows_the_base_kernel_lacks(self):
+        self.full_set()
+        text = report.render(self.summary())
+        line = next(x for x in text.splitlines() if x.startswith("| fprobe.multi entry |"))
+        self.assertTrue(line.startswith("| fprobe.multi entry | n/a | 198 |"), line)
+
+
+if __name__ == "__main__":
+    unittest.main()
