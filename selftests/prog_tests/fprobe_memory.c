@@ -4,9 +4,10 @@
  * the link holds all of them, detach, and log what the attachment cost in
  * slab, vmalloc and per-CPU memory (from /proc/meminfo). On the base
  * kernel the cost is the link's rethook pool; on fgraph it is the address
- * table plus, for the first fgraph user of a boot, the tasks' shadow
- * stacks. Run it alone in a fresh guest to see the latter
- * (scripts/vmtest.sh -t fprobe_memory).
+ * table plus, for the first fgraph user of a boot, fgraph's pool of shadow
+ * stacks and the stacks of the tasks that ran a probed function. Run it
+ * alone in a fresh guest to see the latter
+ * (scripts/vmtest.sh -t fprobe_memory); make bench measures it too.
  */
 #include <dirent.h>
 #include "test_progs.h"
