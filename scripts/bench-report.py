@@ -121,7 +121,11 @@ def summarize(res):
                     "above": med - none if none is not None else None,
                     "calls_per_s": 1e9 / med if med else None,
                 }
-    res["percall"] = table
+    # fpm_bench's order: the row numbers its -o option takes
+    order = ["none"] + list(SAME_KIND)
+    res["percall"] = {row: table[row] for row in sorted(table, key=lambda r: (
+        order.index(r) if r in order else len(order), r))}
+    table = res["percall"]
 
     def above(kernel, row, boot="icount-a"):
         try:
