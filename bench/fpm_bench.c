@@ -44,6 +44,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bench.h"
+#include "meminfo.h"
 #include "bench_trig.skel.h"
 #include "bench_fprobe.skel.h"
 
@@ -518,35 +519,6 @@ static void run_attach(const size_t *sizes, int nr_sizes)
 
 /* memory */
 
-struct meminfo {
-	long slab, vmalloc, percpu;
-};
-
-static long meminfo_kb(const char *text, const char *key)
-{
-	const char *p = strstr(text, key);
-
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
-static int read_meminfo(struct meminfo *m)
-{
-	char text[8192];
-	size_t n;
-	FILE *f;
-
-	f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return -errno;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = 0;
-	m->slab = meminfo_kb(text, "\nSlab:");
-	m->vmalloc = meminfo_kb(text, "\nVmallocUsed:");
-	m->percpu = meminfo_kb(text, "\nPercpu:");
-	return 0;
-}
-
 static int count_tasks(void)
 {
 	struct dirent *d, *t;
@@ -612,16 +584,20 @@ static void run_memory(enum multi kind, int tasks, size_t cnt)
 	/* let the children reach their read() and RCU settle */
 	sleep(1);
 	nr = count_tasks();
-	read_meminfo(&before);
+	if (read_meminfo(&before)) {
+		fail("memory", "/proc/meminfo", errno);
+		goto out;
+	}
 	link = attach_many(kind, syms, cnt);
 	if (!link) {
 		fail("memory", multi_names[kind], errno);
 		goto out;
 	}
 	sleep(1);
-	read_meminfo(&after);
 	got = link_count(link);
-	if (got != (long)cnt) {
+	if (read_meminfo(&after)) {
+		fail("memory", "/proc/meminfo", errno);
+	} else if (got != (long)cnt) {
 		rec_error("memory", multi_names[kind],
 			  "the link holds %ld of %zu functions", got, cnt);
 	} else {

@@ -149,7 +149,7 @@ $(U)/bench/%.bpf.o: bench/progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
 
 $(U)/bench/obj/fpm_bench.o: bench/fpm_bench.c $(BENCH_SKELS) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -I$(TOP)/bench -I$(U)/bench -MMD -c $< -o $@
+	$(CC) $(USER_CFLAGS) -I$(TOP)/bench -I$(TOP)/selftests -I$(U)/bench -MMD -c $< -o $@
 
 $(BENCH): $(U)/bench/obj/fpm_bench.o $(LIBBPF_A)
 	@mkdir -p $(@D)

@@ -12,30 +12,10 @@
 #include <dirent.h>
 #include "test_progs.h"
 #include "helpers.h"
+#include "meminfo.h"
 #include "kretprobe_record.skel.h"
 
 #define NR_FUNCS 1000
-
-struct meminfo {
-	long slab, vmalloc, percpu;
-};
-
-static long meminfo_kb(const char *text, const char *key)
-{
-	const char *p = strstr(text, key);
-
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
-static void read_meminfo(struct meminfo *m)
-{
-	static char text[8192];
-
-	read_file("/proc/meminfo", text, sizeof(text));
-	m->slab = meminfo_kb(text, "\nSlab:");
-	m->vmalloc = meminfo_kb(text, "\nVmallocUsed:");
-	m->percpu = meminfo_kb(text, "\nPercpu:");
-}
 
 /* The first NR_FUNCS ftrace locations of vmlinux (not of modules). */
 static int pick_functions(unsigned long *addrs)
@@ -90,7 +70,8 @@ static void run(void)
 		return;
 	opts.addrs = addrs;
 	opts.cnt = NR_FUNCS;
-	read_meminfo(&before);
+	if (!ASSERT_OK(read_meminfo(&before), "read /proc/meminfo"))
+		goto cleanup;
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.multi_ret, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach kretprobe.multi to 1000 functions"))
 		goto cleanup;
