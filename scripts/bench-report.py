@@ -17,6 +17,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlog  # noqa: E402
+
 KERNELS = ("base", "patched")
 BENCH = re.compile(r"bench: (\{.*\})\s*$")
 STEP = re.compile(r"^fpm: bench (\S+) exit (\d+)")
@@ -43,9 +46,6 @@ AGREEMENT = 0.01
 
 def parse_log(path):
     """Return (records, problems) of one guest log."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import importlib
-    vmlog = importlib.import_module("vmlog")
     records = []
     with open(path, errors="replace") as f:
         lines = f.readlines()
