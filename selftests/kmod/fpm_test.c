@@ -28,6 +28,17 @@
  *                 calls fpm_test_inner(N): a probe on fpm_test_inner()
  *                 then runs nested in the tracing context, so whatever it
  *                 calls that is probed too is refused as recursion.
+ *   register N    fpm_test_recurse() runs in a loop on CPU 1 under an
+ *                 fprobe with an exit handler while a second fprobe on it
+ *                 (and on the other fpm_test functions) registers and
+ *                 unregisters N times: the first must see every exit.
+ *   unregister2   two threads unregister one fprobe at the same time: one
+ *                 gets 0, the other -EINVAL, and fprobes work after.
+ *   pool N        N threads made while fgraph is idle (so without shadow
+ *                 stack) wake up at once under fprobes on
+ *                 _raw_spin_unlock_irqrestore and fpm_test_recurse, which
+ *                 each calls once: more than fgraph's pool of stacks, so
+ *                 some find it empty while the lock functions are probed.
  *
  * The userspace side (selftests/prog_tests/fprobe_fgraph.c) checks the
  * exact values.
@@ -426,6 +437,233 @@ static int run_inject(int arg)
 	return 0;
 }
 
+static int looper_fn(void *data)
+{
+	atomic_t *calls = data;
+
+	while (!kthread_should_stop()) {
+		fpm_test_recurse(1);
+		atomic_inc(calls);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void nop_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		     struct ftrace_regs *fregs, void *data)
+{
+}
+
+/*
+ * Register and unregister a second fprobe on fpm_test_recurse() @n times.
+ * The other functions of this module are not probed yet, so each time the
+ * filter change patches code, which keeps the new nodes visible for a
+ * while before register_fprobe_ips() returns.
+ */
+static int register_cycles(int n)
+{
+	unsigned long addrs[] = {
+		(unsigned long)fpm_test_recurse, (unsigned long)fpm_test_inner,
+		(unsigned long)fpm_test_outer, (unsigned long)fpm_test_inject,
+		(unsigned long)fpm_test_block,
+	};
+	struct fprobe fp2 = { .exit_handler = nop_exit };
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		ret = register_fprobe_ips(&fp2, addrs, ARRAY_SIZE(addrs));
+		if (!ret)
+			ret = unregister_fprobe(&fp2);
+	}
+	return ret;
+}
+
+static int run_register(int n)
+{
+	struct fprobe fp = {
+		.entry_handler = rec_entry,
+		.exit_handler = rec_exit,
+		.entry_data_size = 2 * sizeof(long),
+	};
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	struct task_struct *looper;
+	atomic_t calls = ATOMIC_INIT(0);
+	char extra[64];
+	int ret;
+
+	if (num_online_cpus() < 2)
+		return -EOPNOTSUPP;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		return ret;
+	looper = kthread_create(looper_fn, &calls, "fpm_looper");
+	if (IS_ERR(looper)) {
+		unregister_fprobe(&fp);
+		return PTR_ERR(looper);
+	}
+	kthread_bind(looper, 1);
+	wake_up_process(looper);
+	ret = register_cycles(n);
+	kthread_stop(looper);
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " calls=%d cycles_ret=%d",
+		 2 * atomic_read(&calls), ret);
+	report(&fp, extra);
+	return 0;
+}
+
+struct unregisterer {
+	struct fprobe *fp;
+	atomic_t *go;
+	int ret;
+	struct completion done;
+};
+
+static int unregisterer_fn(void *data)
+{
+	struct unregisterer *u = data;
+
+	atomic_inc(u->go);
+	while (atomic_read(u->go) < 2)
+		cpu_relax();
+	u->ret = unregister_fprobe(u->fp);
+	complete(&u->done);
+	return 0;
+}
+
+static int run_unregister2(void)
+{
+	struct fprobe fp = { .exit_handler = nop_exit };
+	unsigned long addr = (unsigned long)fpm_test_inner;
+	struct task_struct *t[2];
+	struct unregisterer u[2];
+	atomic_t go = ATOMIC_INIT(0);
+	char extra[64];
+	int i, ret;
+
+	if (num_online_cpus() < 2)
+		return -EOPNOTSUPP;
+	for (i = 0; i < 2; i++) {
+		u[i] = (struct unregisterer){ .fp = &fp, .go = &go };
+		init_completion(&u[i].done);
+		t[i] = kthread_create(unregisterer_fn, &u[i], "fpm_unreg/%d", i);
+		if (IS_ERR(t[i])) {
+			ret = PTR_ERR(t[i]);
+			if (i)
+				kthread_stop(t[0]);	/* never woken: does not run */
+			return ret;
+		}
+		kthread_bind(t[i], i);
+	}
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	for (i = 0; i < 2; i++) {
+		if (ret)
+			kthread_stop(t[i]);
+		else
+			wake_up_process(t[i]);
+	}
+	if (ret)
+		return ret;
+	for (i = 0; i < 2; i++)
+		wait_for_completion(&u[i].done);
+	/* fprobe's bookkeeping must be right for the next user */
+	ret = run_recursion(4);
+	snprintf(extra, sizeof(extra), " ok=%d einval=%d\n",
+		 !u[0].ret + !u[1].ret, (u[0].ret == -EINVAL) + (u[1].ret == -EINVAL));
+	fpm_result[strcspn(fpm_result, "\n")] = 0;
+	strlcat(fpm_result, extra, sizeof(fpm_result));
+	return ret;
+}
+
+static atomic_t pool_unlocks;
+
+static void unlock_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+			struct ftrace_regs *fregs, void *data)
+{
+	atomic_inc(&pool_unlocks);
+}
+
+static DEFINE_SPINLOCK(pool_lock);
+
+static int pool_fn(void *data)
+{
+	struct blocker *b = data;
+	unsigned long flags;
+
+	b->ret = !current->ret_stack;
+	atomic_inc(&fpm_inside);
+	wait_for_completion(&fpm_release);
+	spin_lock_irqsave(&pool_lock, flags);
+	spin_unlock_irqrestore(&pool_lock, flags);
+	fpm_test_recurse(0);
+	complete(&b->done);
+	return 0;
+}
+
+static int pool_start(struct blocker *b, int n)
+{
+	int i;
+
+	reinit_completion(&fpm_release);
+	atomic_set(&fpm_inside, 0);
+	for (i = 0; i < n; i++) {
+		struct task_struct *t;
+
+		init_completion(&b[i].done);
+		t = kthread_run(pool_fn, &b[i], "fpm_pool/%d", i);
+		if (IS_ERR(t)) {
+			complete_all(&fpm_release);
+			while (i--)
+				wait_for_completion(&b[i].done);
+			return PTR_ERR(t);
+		}
+	}
+	while (atomic_read(&fpm_inside) < n)
+		msleep(20);
+	return 0;
+}
+
+static int run_pool(int n)
+{
+	struct fprobe fp = {
+		.entry_handler = rec_entry,
+		.exit_handler = rec_exit,
+		.entry_data_size = 2 * sizeof(long),
+	};
+	struct fprobe fpu = { .exit_handler = unlock_exit };
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	int i, ret, stackless = 0;
+	struct blocker *b;
+	char extra[64];
+
+	b = kvcalloc(n, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	atomic_set(&pool_unlocks, 0);
+	ret = pool_start(b, n);
+	if (ret)
+		goto out_free;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (!ret)
+		ret = register_fprobe(&fpu, "_raw_spin_unlock_irqrestore", NULL);
+	complete_all(&fpm_release);
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&b[i].done);
+		stackless += b[i].ret;
+	}
+	if (fprobe_is_registered(&fpu))
+		unregister_fprobe(&fpu);
+	if (!fprobe_is_registered(&fp))
+		goto out_free;
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " stackless=%d unlock_exits=%d",
+		 stackless, atomic_read(&pool_unlocks) > 0);
+	report(&fp, extra);
+out_free:
+	kvfree(b);
+	return ret;
+}
+
 static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			 loff_t *ppos)
 {
@@ -459,6 +697,12 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_sleep(arg);
 	else if (!strcmp(name, "nest"))
 		ret = run_nest(arg);
+	else if (!strcmp(name, "register") && arg > 0 && arg <= 1000)
+		ret = run_register(arg);
+	else if (!strcmp(name, "unregister2"))
+		ret = run_unregister2();
+	else if (!strcmp(name, "pool") && arg > 0 && arg <= 1024)
+		ret = run_pool(arg);
 	else
 		ret = -EINVAL;
 	mutex_unlock(&fpm_lock);

@@ -5,7 +5,8 @@
  * that migrates to the other CPU, 500 tasks blocked in a probed function
  * (against a classic kretprobe with its default maxactive), unregistering
  * while tasks are inside, filling the shadow stack, and sharing it with the
- * function_graph tracer.
+ * function_graph tracer; registering and unregistering while calls run, and
+ * tasks without shadow stack that find fgraph's pool empty.
  */
 #include "test_progs.h"
 #include "helpers.h"
@@ -136,6 +137,47 @@ cleanup:
 	write_file(TRACEFS "tracing_on", "1");
 }
 
+/*
+ * A second fprobe on a function registers while calls of it run: its new
+ * nodes are visible before register_fprobe_ips() returns, and the exits of
+ * the fprobe already there must still all arrive.
+ */
+static void test_register_race(void)
+{
+	if (!run("register 20"))
+		return;
+	check_fields("cycles_ret=0 bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0");
+	ASSERT_GE(field("calls"), 2, "the looper ran");
+	ASSERT_EQ(field("entries"), field("calls"), "every call entered");
+	ASSERT_EQ(field("exits"), field("calls"), "every call exited");
+	test__log("  %ld calls during 20 registrations, %ld exits\n", field("calls"),
+		  field("exits"));
+}
+
+/* Two threads unregister one fprobe at once: only one may undo it. */
+static void test_unregister_race(void)
+{
+	if (!run("unregister2"))
+		return;
+	check_fields("ok=1 einval=1 ret=4 entries=5 exits=5 bad_data=0 bad_ret=0 nmissed=0");
+}
+
+/*
+ * 64 tasks without shadow stack wake up at once under fprobes on
+ * _raw_spin_unlock_irqrestore and fpm_test_recurse: fgraph's pool of 8
+ * stacks runs out while the unlock it might take itself is probed.
+ */
+static void test_pool_empty(void)
+{
+	if (!run("pool 64"))
+		return;
+	check_fields("stackless=64 unlock_exits=1 bad_data=0 bad_ret=0 recursion=0");
+	ASSERT_EQ(field("entries") + field("stack"), 64, "every call entered or counted");
+	ASSERT_EQ(field("exits"), field("entries"), "every entered call exited");
+	test__log("  64 stackless tasks: %ld calls hooked, %ld found no stack\n",
+		  field("entries"), field("stack"));
+}
+
 void test_fprobe_fgraph(void)
 {
 	if (!ASSERT_OK(access(FPM_RUN, W_OK), "fpm_test module loaded"))
@@ -152,4 +194,10 @@ void test_fprobe_fgraph(void)
 		test_stack_full();
 	if (test__start_subtest("with_function_graph"))
 		test_with_function_graph();
+	if (test__start_subtest("register_race"))
+		test_register_race();
+	if (test__start_subtest("unregister_race"))
+		test_unregister_race();
+	if (test__start_subtest("pool_empty"))
+		test_pool_empty();
 }
