@@ -2,6 +2,8 @@
 # checkpatch.pl --strict, from the applied tree, over every patch in the
 # series and every C source and header this project owns: the kernel
 # overlay, selftests/, bpf-progs/ and bench/. Any error, warning or check fails.
+# Then scripts/clang-check.sh: the kernel files the series changes, built
+# with clang-19 at W=1 (a warning in a line the series added fails).
 #
 # usage: check.sh [-r RESULTS]   (appends "ok|not ok check:FILE" lines)
 set -uo pipefail
@@ -66,4 +68,7 @@ for f in $(git ls-files --cached --others --exclude-standard -- \
 	n=$((n + 1))
 done
 echo "check: $n file(s), $([ $fail -eq 0 ] && echo clean || echo FAILED)"
+
+# The kernel files the series changes, built with clang-19 at W=1.
+"$TOP/scripts/clang-check.sh" -r "$results" || fail=1
 exit $fail
