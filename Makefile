@@ -8,7 +8,8 @@
 #   make demo        build, boot, run the example tracer in the guest
 #   make test        build, then run every test: checkpatch, host unit
 #                    tests and the VM selftests (T=GLOB filters VM tests)
-#   make check       checkpatch.pl --strict over patches and overlay C files
+#   make check       checkpatch.pl --strict over patches and overlay C files,
+#                    and clang-19 W=1 over the kernel files the series changes
 #   make bench       build the base kernel too, then measure probe costs,
 #                    attach times and memory on both (results in build/bench)
 #   make refresh-patches   export commits made in build/linux back to
