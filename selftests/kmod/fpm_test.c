@@ -298,8 +298,8 @@ static int blocker_fn(void *data)
 	return 0;
 }
 
-/* Start @n threads and wait until all are inside fpm_test_block(). */
-static int start_blockers(struct blocker *b, int n)
+/* Start @n threads of @fn and wait until all have counted in fpm_inside. */
+static int start_threads(struct blocker *b, int n, int (*fn)(void *), const char *name)
 {
 	int i;
 
@@ -310,7 +310,7 @@ static int start_blockers(struct blocker *b, int n)
 
 		b[i].arg = i;
 		init_completion(&b[i].done);
-		t = kthread_run(blocker_fn, &b[i], "fpm_block/%d", i);
+		t = kthread_run(fn, &b[i], "%s/%d", name, i);
 		if (IS_ERR(t)) {
 			/* let the started ones go, then report */
 			complete_all(&fpm_release);
@@ -364,7 +364,7 @@ static int run_block(int n, bool unregister_early)
 	ret = register_kretprobe(&krp);
 	if (ret)
 		goto out_fprobe;
-	ret = start_blockers(b, n);
+	ret = start_threads(b, n, blocker_fn, "fpm_block");
 	if (ret)
 		goto out_kretprobe;
 	if (unregister_early)
@@ -600,29 +600,6 @@ static int pool_fn(void *data)
 	return 0;
 }
 
-static int pool_start(struct blocker *b, int n)
-{
-	int i;
-
-	reinit_completion(&fpm_release);
-	atomic_set(&fpm_inside, 0);
-	for (i = 0; i < n; i++) {
-		struct task_struct *t;
-
-		init_completion(&b[i].done);
-		t = kthread_run(pool_fn, &b[i], "fpm_pool/%d", i);
-		if (IS_ERR(t)) {
-			complete_all(&fpm_release);
-			while (i--)
-				wait_for_completion(&b[i].done);
-			return PTR_ERR(t);
-		}
-	}
-	while (atomic_read(&fpm_inside) < n)
-		msleep(20);
-	return 0;
-}
-
 static int run_pool(int n)
 {
 	struct fprobe fp = {
@@ -640,7 +617,7 @@ static int run_pool(int n)
 	if (!b)
 		return -ENOMEM;
 	atomic_set(&pool_unlocks, 0);
-	ret = pool_start(b, n);
+	ret = start_threads(b, n, pool_fn, "fpm_pool");
 	if (ret)
 		goto out_free;
 	ret = register_fprobe_ips(&fp, &addr, 1);
