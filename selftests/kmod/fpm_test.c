@@ -16,7 +16,10 @@
  *                 and a classic kretprobe (default maxactive), then are
  *                 released; both report what they saw.
  *   unregister N  as block, but the fprobe is unregistered while the
- *                 threads are inside; their returns must still be right.
+ *                 threads are inside; their returns must still be right,
+ *                 and unregister_fprobe() counts their exits as missed.
+ *   disable N     as block, but the fprobe is disabled while the threads
+ *                 are inside: the entries that ran still get their exits.
  *   call N        fpm_test_recurse(N) in the writer's context, with no
  *                 fprobe of the module's own: for probes attached from
  *                 user space, such as BPF links on module functions.
@@ -39,6 +42,17 @@
  *                 _raw_spin_unlock_irqrestore and fpm_test_recurse, which
  *                 each calls once: more than fgraph's pool of stacks, so
  *                 some find it empty while the lock functions are probed.
+ *   stale N       N threads enter fpm_test_block() under an fprobe, which
+ *                 is then unregistered while they stay inside; an exit
+ *                 fprobe on fpm_test_inner() then registers and goes 15
+ *                 times, so that fgraph's next user gets the slot the
+ *                 threads' frames were pushed for. The threads stay.
+ *   release       releases the threads of "stale": the test has made the
+ *                 function_graph tracer that next user meanwhile.
+ *   regs          (x86-64) fpm_test_regs() called with a known value in
+ *                 every register a caller can set, with no fprobe of the
+ *                 module's own: a BPF program on it can tell which pt_regs
+ *                 fields it sees as they were.
  *
  * The userspace side (selftests/prog_tests/fprobe_fgraph.c) checks the
  * exact values.
@@ -57,6 +71,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
+#include <asm/asm.h>
 
 #define ENTRY_MAGIC	0xf9b0000000000000UL
 #define MAGIC_MASK	0xffff000000000000UL
@@ -113,6 +128,70 @@ noinline int fpm_test_inject(int arg)
 	return READ_ONCE(fpm_one) * arg;
 }
 ALLOW_ERROR_INJECTION(fpm_test_inject, ERRNO);
+
+#ifdef CONFIG_X86_64
+/* Two words: returned in ax and dx. */
+struct fpm_pair {
+	long lo;
+	long hi;
+};
+
+/*
+ * Called by fpm_regs_call() only, with the six arguments 0x11..0x16, ax
+ * 0x20, bx 0x21 and r10..r15 0x22..0x27; it returns 0xa0 in ax and 0xd0
+ * in dx, the first only if the arguments came as set.
+ */
+noinline struct fpm_pair fpm_test_regs(long a, long b, long c, long d, long e, long f)
+{
+	struct fpm_pair p = {
+		.lo = a + b + c + d + e + f - 0x75 + 0xa0,
+		.hi = 0xd0 * READ_ONCE(fpm_one),
+	};
+
+	return p;
+}
+
+static noinline long fpm_regs_call(long *hi)
+{
+	long lo, dx;
+
+	asm volatile("mov $0x11, %%edi\n\t"
+		     "mov $0x12, %%esi\n\t"
+		     "mov $0x13, %%edx\n\t"
+		     "mov $0x14, %%ecx\n\t"
+		     "mov $0x15, %%r8d\n\t"
+		     "mov $0x16, %%r9d\n\t"
+		     "mov $0x20, %%eax\n\t"
+		     "mov $0x21, %%ebx\n\t"
+		     "mov $0x22, %%r10d\n\t"
+		     "mov $0x23, %%r11d\n\t"
+		     "mov $0x24, %%r12d\n\t"
+		     "mov $0x25, %%r13d\n\t"
+		     "mov $0x26, %%r14d\n\t"
+		     "mov $0x27, %%r15d\n\t"
+		     "call fpm_test_regs\n\t"
+		     : "=a" (lo), "=d" (dx), ASM_CALL_CONSTRAINT
+		     :
+		     : "rbx", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+		       "r12", "r13", "r14", "r15", "cc", "memory");
+	*hi = dx;
+	return lo;
+}
+
+static int run_regs(void)
+{
+	long lo, hi;
+
+	lo = fpm_regs_call(&hi);
+	snprintf(fpm_result, sizeof(fpm_result), "ax=%#lx dx=%#lx\n", lo, hi);
+	return 0;
+}
+#else
+static int run_regs(void)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 static DECLARE_COMPLETION(fpm_release);
 static atomic_t fpm_inside;
@@ -338,7 +417,13 @@ static int release_blockers(struct blocker *b, int n)
 	return bad;
 }
 
-static int run_block(int n, bool unregister_early)
+enum block_mode {
+	BLOCK_RELEASE,		/* release the threads */
+	BLOCK_UNREGISTER,	/* unregister the fprobe, then release them */
+	BLOCK_DISABLE,		/* disable the fprobe, then release them */
+};
+
+static int run_block(int n, enum block_mode mode)
 {
 	struct fprobe fp = {
 		.entry_handler = block_entry,
@@ -367,8 +452,10 @@ static int run_block(int n, bool unregister_early)
 	ret = start_threads(b, n, blocker_fn, "fpm_block");
 	if (ret)
 		goto out_kretprobe;
-	if (unregister_early)
+	if (mode == BLOCK_UNREGISTER)
 		unregister_fprobe(&fp);
+	else if (mode == BLOCK_DISABLE)
+		disable_fprobe(&fp);
 	bad = release_blockers(b, n);
 	snprintf(extra, sizeof(extra),
 		 " wrong_returns=%d kretprobe_hits=%d kretprobe_missed=%d kretprobe_maxactive=%d",
@@ -376,13 +463,93 @@ static int run_block(int n, bool unregister_early)
 out_kretprobe:
 	unregister_kretprobe(&krp);
 out_fprobe:
-	if (!unregister_early || ret)
+	if (mode != BLOCK_UNREGISTER || ret)
 		unregister_fprobe(&fp);
 	if (!ret)
 		report(&fp, extra);
 out_free:
 	kvfree(b);
 	return ret;
+}
+
+/* The threads of "stale", until "release" (or the module's exit). */
+static struct blocker *stale_b;
+static int stale_n;
+
+static void stale_release(void)
+{
+	int bad = release_blockers(stale_b, stale_n);
+
+	kvfree(stale_b);
+	stale_b = NULL;
+	snprintf(fpm_result, sizeof(fpm_result), "threads=%d wrong_returns=%d\n",
+		 stale_n, bad);
+}
+
+/* fgraph keeps its 16 slots in LRU order: 15 users go before the slot returns. */
+#define FGRAPH_SLOTS	16
+
+static void nop_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		     struct ftrace_regs *fregs, void *data)
+{
+}
+
+static int stale_cycle_slots(void)
+{
+	struct fprobe fp = { .exit_handler = nop_exit };
+	unsigned long addr = (unsigned long)fpm_test_inner;
+	int i, ret = 0;
+
+	for (i = 0; i < FGRAPH_SLOTS - 1 && !ret; i++) {
+		ret = register_fprobe_ips(&fp, &addr, 1);
+		if (!ret)
+			unregister_fprobe(&fp);
+	}
+	return ret;
+}
+
+static int run_stale(int n)
+{
+	struct fprobe fp = {
+		.entry_handler = block_entry,
+		.exit_handler = block_exit,
+		.entry_data_size = sizeof(long),
+	};
+	unsigned long addr = (unsigned long)fpm_test_block;
+	int ret;
+
+	if (stale_b)
+		return -EBUSY;
+	stale_b = kvcalloc(n, sizeof(*stale_b), GFP_KERNEL);
+	if (!stale_b)
+		return -ENOMEM;
+	stale_n = n;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		goto out_free;
+	ret = start_threads(stale_b, n, blocker_fn, "fpm_stale");
+	unregister_fprobe(&fp);
+	if (!ret)
+		ret = stale_cycle_slots();
+	if (ret) {
+		stale_release();
+		return ret;
+	}
+	report(&fp, "");
+	return 0;
+
+out_free:
+	kvfree(stale_b);
+	stale_b = NULL;
+	return ret;
+}
+
+static int run_release(void)
+{
+	if (!stale_b)
+		return -EINVAL;
+	stale_release();
+	return 0;
 }
 
 static int run_call(int depth)
@@ -447,11 +614,6 @@ static int looper_fn(void *data)
 		cond_resched();
 	}
 	return 0;
-}
-
-static void nop_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
-		     struct ftrace_regs *fregs, void *data)
-{
 }
 
 /*
@@ -621,17 +783,19 @@ static int run_pool(int n)
 	if (ret)
 		goto out_free;
 	ret = register_fprobe_ips(&fp, &addr, 1);
-	if (!ret)
+	if (!ret) {
 		ret = register_fprobe(&fpu, "_raw_spin_unlock_irqrestore", NULL);
+		if (ret)
+			unregister_fprobe(&fp);
+	}
 	complete_all(&fpm_release);
 	for (i = 0; i < n; i++) {
 		wait_for_completion(&b[i].done);
 		stackless += b[i].ret;
 	}
-	if (fprobe_is_registered(&fpu))
-		unregister_fprobe(&fpu);
-	if (!fprobe_is_registered(&fp))
+	if (ret)
 		goto out_free;
+	unregister_fprobe(&fpu);
 	unregister_fprobe(&fp);
 	snprintf(extra, sizeof(extra), " stackless=%d unlock_exits=%d",
 		 stackless, atomic_read(&pool_unlocks) > 0);
@@ -663,9 +827,11 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	else if (!strcmp(name, "migrate"))
 		ret = run_migrate();
 	else if (!strcmp(name, "block") && arg > 0 && arg <= 4096)
-		ret = run_block(arg, false);
+		ret = run_block(arg, BLOCK_RELEASE);
 	else if (!strcmp(name, "unregister") && arg > 0 && arg <= 4096)
-		ret = run_block(arg, true);
+		ret = run_block(arg, BLOCK_UNREGISTER);
+	else if (!strcmp(name, "disable") && arg > 0 && arg <= 4096)
+		ret = run_block(arg, BLOCK_DISABLE);
 	else if (!strcmp(name, "call") && arg >= 0 && arg <= 4096)
 		ret = run_call(arg);
 	else if (!strcmp(name, "inject"))
@@ -680,6 +846,12 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_unregister2();
 	else if (!strcmp(name, "pool") && arg > 0 && arg <= 1024)
 		ret = run_pool(arg);
+	else if (!strcmp(name, "regs"))
+		ret = run_regs();
+	else if (!strcmp(name, "stale") && arg > 0 && arg <= 1024)
+		ret = run_stale(arg);
+	else if (!strcmp(name, "release"))
+		ret = run_release();
 	else
 		ret = -EINVAL;
 	mutex_unlock(&fpm_lock);
@@ -715,6 +887,8 @@ static int __init fpm_test_init(void)
 static void __exit fpm_test_exit(void)
 {
 	debugfs_remove_recursive(fpm_dir);
+	if (stale_b)
+		stale_release();
 }
 
 module_init(fpm_test_init);

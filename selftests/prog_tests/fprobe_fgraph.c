@@ -4,7 +4,9 @@
  * (selftests/kmod/fpm_test.c): recursion with per-level entry data, a sleep
  * that migrates to the other CPU, 500 tasks blocked in a probed function
  * (against a classic kretprobe with its default maxactive), unregistering
- * while tasks are inside, filling the shadow stack, and sharing it with the
+ * or disabling while tasks are inside (an exit is run or counted, never
+ * lost), and the next user of their fgraph slot not seeing their returns;
+ * filling the shadow stack, and sharing it with the
  * function_graph tracer; registering and unregistering while calls run, and
  * tasks without shadow stack that find fgraph's pool empty.
  */
@@ -78,7 +80,51 @@ static void test_unregister(void)
 {
 	if (!run("unregister 100"))
 		return;
-	check_fields("entries=100 exits=0 wrong_returns=0 nmissed=0");
+	/* the exits still to come are counted by unregister_fprobe() */
+	check_fields("entries=100 exits=0 wrong_returns=0 nmissed=100 stack=0 recursion=0");
+}
+
+/*
+ * Eight threads asleep in fpm_test_block() while its fprobe goes away and
+ * other fgraph users take and leave slots, until the function_graph tracer
+ * gets the slot the threads' frames were pushed for. When they return, the
+ * tracer must not see the returns of calls it never entered; before fgraph
+ * kept an epoch per slot, it printed one "} ... fpm_test_block" each.
+ */
+static void test_stale_frames(void)
+{
+	static char trace[65536];
+	bool tracer = false;
+
+	if (!run("stale 8"))
+		return;
+	check_fields("entries=8 exits=0 nmissed=8");
+	if (!ASSERT_OK(write_file(TRACEFS "set_ftrace_filter", "fpm_test_block"),
+		       "set_ftrace_filter fpm_test_block"))
+		goto release;
+	ASSERT_OK(write_file(TRACEFS "options/funcgraph-tail", "1"), "funcgraph-tail on");
+	ASSERT_OK(write_file(TRACEFS "tracing_on", "1"), "tracing_on");
+	tracer = ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
+			   "current_tracer function_graph");
+	ASSERT_OK(write_file(TRACEFS "trace", ""), "clear the trace buffer");
+release:
+	if (run("release"))
+		check_fields("threads=8 wrong_returns=0");
+	if (tracer && ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0,
+				"read trace"))
+		ASSERT_EQ(count_substr(trace, "fpm_test_block"), 0,
+			  "no return of a call the tracer never entered");
+	write_file(TRACEFS "current_tracer", "nop");
+	write_file(TRACEFS "options/funcgraph-tail", "0");
+	write_file(TRACEFS "set_ftrace_filter", "");
+}
+
+static void test_disable(void)
+{
+	if (!run("disable 100"))
+		return;
+	/* disabling stops new entries; the ones that ran get their exits */
+	check_fields("entries=100 exits=100 bad_data=0 bad_ret=0 nmissed=0 wrong_returns=0");
 }
 
 static void test_stack_full(void)
@@ -190,6 +236,10 @@ void test_fprobe_fgraph(void)
 		test_block();
 	if (test__start_subtest("unregister_under_load"))
 		test_unregister();
+	if (test__start_subtest("disable_under_load"))
+		test_disable();
+	if (test__start_subtest("stale_frames"))
+		test_stale_frames();
 	if (test__start_subtest("stack_exhaustion"))
 		test_stack_full();
 	if (test__start_subtest("with_function_graph"))

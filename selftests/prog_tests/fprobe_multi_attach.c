@@ -3,7 +3,8 @@
  * fprobe.multi link operations: one case per attach error with its errno
  * (and nothing left hooked after them), link_info and fdinfo, detach,
  * unprivileged callers, and a module function that stays pinned while
- * attached, including recursion deep enough to fill the shadow stack.
+ * attached, including recursion deep enough to fill the shadow stack; and
+ * the room on the shadow stack that the links on one function share.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -400,6 +401,68 @@ out:
 	fprobe_multi_bpf__destroy(skel);
 }
 
+static __u64 link_missed(struct bpf_link *link)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len))
+		return -1;
+	return info.fprobe_multi.missed;
+}
+
+/*
+ * Three sessions on bpf_fentry_test1, each saving 6 arguments and 64 bytes
+ * of session data: 15 words of the 32 the links on a function share. The
+ * first two attach and see every call with their own data; the third does
+ * not fit and is refused with -ENOSPC, and the two keep seeing every call.
+ */
+static void test_shadow_stack_room(void)
+{
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, opts, .syms = (const char **)fentry_test_names,
+		    .cnt = 1, .session = true, .session_size = 64, .saved_args = 6);
+	struct bpf_link *links[3] = {};
+	struct fprobe_multi_bpf *skel;
+	char label[64];
+	__u64 cookie;
+	int i;
+
+	skel = fprobe_multi_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load fprobe_multi"))
+		return;
+	skel->bss->target_tgid = getpid();
+	opts.cookies = &cookie;
+	for (i = 0; i < 3; i++) {
+		cookie = i + 1;
+		links[i] = bpf_program__attach_fprobe_multi_opts(skel->progs.fpm_session,
+								 NULL, &opts);
+	}
+	if (!ASSERT_OK_PTR(links[0], "attach the first session") ||
+	    !ASSERT_OK_PTR(links[1], "attach the second session"))
+		goto out;
+	ASSERT_EQ(libbpf_get_error(links[2]), -ENOSPC, "the third does not fit: -ENOSPC");
+	links[2] = NULL;
+	if (!ASSERT_OK(trigger_fentry_tests(), "trigger bpf_fentry_test1..8"))
+		goto out;
+	for (i = 1; i <= 2; i++) {
+		const struct fprobe_rec *r = &skel->bss->rec[i];
+
+		snprintf(label, sizeof(label), "session %d: entry and exit runs", i);
+		ASSERT_EQ(r->entry.runs * 10 + r->exit.runs, 11, label);
+		snprintf(label, sizeof(label), "session %d: argument 1 saved", i);
+		ASSERT_EQ(r->exit.args[0], 1, label);
+		snprintf(label, sizeof(label), "session %d: its own data at exit", i);
+		ASSERT_EQ(r->exit.data_words[7], i * 100 + 7, label);
+		snprintf(label, sizeof(label), "session %d: missed", i);
+		ASSERT_EQ(link_missed(links[i - 1]), 0, label);
+	}
+	ASSERT_EQ(skel->bss->rec[3].entry.runs, 0, "the refused link never ran");
+out:
+	for (i = 0; i < 3; i++)
+		bpf_link__destroy(links[i]);
+	fprobe_multi_bpf__destroy(skel);
+}
+
 void test_fprobe_multi_attach(void)
 {
 	if (test__start_subtest("errors"))
@@ -410,6 +473,8 @@ void test_fprobe_multi_attach(void)
 		test_detach();
 	if (test__start_subtest("unprivileged"))
 		test_unprivileged();
+	if (test__start_subtest("shadow_stack_room"))
+		test_shadow_stack_room();
 	if (test__start_subtest("module"))
 		test_module();
 }
