@@ -12,6 +12,14 @@
 # refresh  goes the other way: commits made in build/linux are exported to
 #          patches/ (changes to upstream files) and to the overlay (files that
 #          are not in the base, or already overlay files).
+# fold C   folds the uncommitted changes in build/linux into commit C of the
+#          series (git rebase --autosquash). A rebase rewrites every file the
+#          replayed commits touch, so every file whose content comes out
+#          unchanged gets its old mtime back and the kernel rebuild after a
+#          fold into an early patch stays incremental. If the rebase stops on
+#          a conflict: resolve it, "git rebase --continue", then
+#          "scripts/tree.sh restore-mtimes". For a rebase of your own, run
+#          "scripts/tree.sh save-mtimes" before it and restore-mtimes after.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -189,8 +197,47 @@ cmd_refresh() {
 	echo "tree: exported $(series | wc -l) patch(es) and $(wc -l <"$STATE/overlay.list") overlay file(s)"
 }
 
+# One line per file the series touches: blob, mtime (ns), path.
+save_mtimes() {
+	local f
+	g diff --name-only base HEAD | while read -r f; do
+		[ -f "$L/$f" ] || continue
+		echo "$(g hash-object -- "$f") $(stat -c %.9Y "$L/$f") $f"
+	done >"$STATE/mtimes"
+}
+
+cmd_restore_mtimes() {
+	local blob mtime f n=0
+	[ -f "$STATE/mtimes" ] || die "no saved mtimes: run 'scripts/tree.sh fold' first"
+	while read -r blob mtime f; do
+		[ -f "$L/$f" ] && [ "$(g hash-object -- "$f")" = "$blob" ] || continue
+		touch -m -d "@$mtime" "$L/$f"
+		n=$((n + 1))
+	done <"$STATE/mtimes"
+	rm -f "$STATE/mtimes"
+	echo "tree: kept the mtime of $n unchanged file(s)"
+}
+
+cmd_fold() {
+	local target
+	[ -n "${1:-}" ] || die "usage: $0 fold COMMIT"
+	target=$(g rev-parse --verify -q "$1^{commit}") || die "$1 is not a commit in build/linux"
+	g merge-base --is-ancestor base "$target" && [ "$target" != "$(g rev-parse base)" ] ||
+		die "$1 is not a commit of the series"
+	[ -n "$(g status --porcelain --untracked-files=no)" ] ||
+		die "build/linux has no uncommitted changes to fold"
+	save_mtimes
+	g commit -q -a --fixup="$target"
+	GIT_SEQUENCE_EDITOR=: g rebase -q -i --autosquash base ||
+		die "the rebase stopped: resolve, 'git rebase --continue', then '$0 restore-mtimes'"
+	cmd_restore_mtimes
+}
+
 case ${1:-} in
 apply) cmd_apply ;;
 refresh) cmd_refresh ;;
-*) echo "usage: $0 apply|refresh" >&2; exit 2 ;;
+fold) cmd_fold "${2:-}" ;;
+save-mtimes) save_mtimes ;;
+restore-mtimes) cmd_restore_mtimes ;;
+*) echo "usage: $0 apply|refresh|fold COMMIT|save-mtimes|restore-mtimes" >&2; exit 2 ;;
 esac
