@@ -5,7 +5,15 @@
  * exactly once, as a leaf, with the value it returned. fprobe shares the
  * same shadow stack: with a kretprobe.multi link on the same functions at
  * the same time, both must see every return with its value.
+ *
+ * slot_zero: every fgraph slot taken, by 15 function_graph instances
+ * filtered to fpm_test_inner() and by fprobe (fpm_test recursion 4, on
+ * fpm_test_recurse()), so that one of them holds slot 0. No instance may
+ * print a return of fpm_test_recurse(), which only fprobe traces: fgraph
+ * used to mark every frame with slot 0's bit, so the owner of slot 0 got
+ * the return of every call (funcgraph-tail names the function).
  */
+#include <sys/stat.h>
 #include "test_progs.h"
 #include "helpers.h"
 #include "kretprobe_record.skel.h"
@@ -79,10 +87,71 @@ cleanup:
 	write_file(TRACEFS "set_ftrace_filter", "");
 }
 
+#define NR_INSTANCES	15	/* fgraph has 16 slots */
+
+static int instance_write(int i, const char *file, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TRACEFS "instances/fpm_slot%d/%s", i, file);
+	return write_file(path, val);
+}
+
+static int make_instance(int i)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TRACEFS "instances/fpm_slot%d", i);
+	if (mkdir(path, 0755))
+		return -errno;
+	if (instance_write(i, "set_ftrace_filter", "fpm_test_inner") ||
+	    instance_write(i, "options/funcgraph-tail", "1") ||
+	    instance_write(i, "current_tracer", "function_graph"))
+		return -EIO;
+	return 0;
+}
+
+static void remove_instance(int i)
+{
+	char path[128];
+
+	instance_write(i, "current_tracer", "nop");
+	snprintf(path, sizeof(path), TRACEFS "instances/fpm_slot%d", i);
+	ASSERT_OK(rmdir(path) ? -errno : 0, "remove the instance");
+}
+
+static void slot_zero(void)
+{
+	static char trace[16384];
+	int i, made, seen = 0;
+	char buf[64];
+
+	for (made = 0; made < NR_INSTANCES; made++)
+		if (!ASSERT_OK(make_instance(made), "a function_graph instance"))
+			break;
+	if (made < NR_INSTANCES ||
+	    !ASSERT_OK(fpm_run("recursion 4", buf, sizeof(buf)), "fpm_test recursion 4"))
+		goto out;
+	ASSERT_HAS(buf, "entries=5 exits=5 ", "fprobe saw the 5 calls");
+	for (i = 0; i < NR_INSTANCES; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), TRACEFS "instances/fpm_slot%d/trace", i);
+		if (ASSERT_GE(read_file(path, trace, sizeof(trace)), 0, "read the trace"))
+			seen += count_substr(trace, "fpm_test_recurse");
+	}
+	ASSERT_EQ(seen, 0, "no instance got a return of a call it did not trace");
+out:
+	while (made--)
+		remove_instance(made);
+}
+
 void test_fgraph_tracer(void)
 {
 	if (test__start_subtest("retval"))
 		run(false);
 	if (test__start_subtest("with_kretprobe_multi"))
 		run(true);
+	if (test__start_subtest("slot_zero"))
+		slot_zero();
 }
