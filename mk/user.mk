@@ -97,7 +97,13 @@ $(U)/selftests/tests.h: FORCE
 	   echo; } >$@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
-$(U)/selftests/obj/%.o: selftests/%.c $(U)/selftests/tests.h $(ST_SKELS) $(LIBBPF_A)
+# The shell examples README.md marks, for the test that runs them.
+$(U)/selftests/doc_examples.h: README.md scripts/doc-examples.py
+	@mkdir -p $(@D)
+	python3 scripts/doc-examples.py $< >$@
+
+$(U)/selftests/obj/%.o: selftests/%.c $(U)/selftests/tests.h $(U)/selftests/doc_examples.h \
+		$(ST_SKELS) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I$(TOP)/selftests -I$(TOP)/selftests/progs \
 		-I$(U)/selftests -MMD -c $< -o $@

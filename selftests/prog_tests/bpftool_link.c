@@ -4,12 +4,26 @@
  * its mode, counts and sizes, then every function with its address and
  * cookie. Also a kprobe.multi link attached by pattern, whose addresses are
  * ftrace sites (after the ENDBR under IBT): bpftool must still name them.
+ *
+ * "bpftool link attach": a pinned fprobe.session and a kretprobe.multi by
+ * pattern, made by bpftool from pinned programs, that run and end with
+ * their pin; and every bad input refused with its one-line message and
+ * exit status 255, leaving no link and no pin behind.
  */
+#include <stdarg.h>
+#include <sys/wait.h>
 #include "test_progs.h"
 #include "helpers.h"
 #include "fprobe_multi_rec.h"
 #include "fprobe_multi.skel.h"
 #include "kprobe_multi_args.skel.h"
+#include "bpftool_attach.skel.h"
+#include "bpftool_autoattach.skel.h"
+
+#define PROG_PIN	"/sys/fs/bpf/fpm_attach_prog"
+#define KRET_PIN	"/sys/fs/bpf/fpm_attach_kret"
+#define LINK_PIN	"/sys/fs/bpf/fpm_attach_link"
+#define AUTO_OBJ	"/tmp/bpftool_autoattach.bpf.o"
 
 static char out[16384];
 
@@ -123,10 +137,317 @@ out:
 	kprobe_multi_args_bpf__destroy(skel);
 }
 
+/* Run bpftool with the arguments @fmt makes; returns its exit status, output in out[]. */
+static int run_tool(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	size_t n;
+	FILE *f;
+	int status, len;
+
+	len = snprintf(cmd, sizeof(cmd), "/bin/bpftool ");
+	va_start(ap, fmt);
+	len += vsnprintf(cmd + len, sizeof(cmd) - len, fmt, ap);
+	va_end(ap);
+	snprintf(cmd + len, sizeof(cmd) - len, " 2>&1");
+	f = popen(cmd, "r");
+	if (!f)
+		return -errno;
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	status = pclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int count_links(void)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (!bpf_link_get_next_id(id, &id))
+		n++;
+	return n;
+}
+
+/* Whether link @id is gone; a link whose last pin went is freed by a worker. */
+static bool link_gone(__u32 id)
+{
+	int i, fd;
+
+	for (i = 0; i < 200; i++) {
+		fd = bpf_link_get_fd_by_id(id);
+		if (fd < 0)
+			return errno == ENOENT;
+		close(fd);
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * Whether the session stops running: a link leaves the id table when its
+ * last reference goes, and a worker detaches it after that.
+ */
+static bool runs_stop(struct bpftool_attach_bpf *skel)
+{
+	__u64 before;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		before = skel->bss->fp_entries[1];
+		if (trigger_fentry_tests())
+			return false;
+		if (skel->bss->fp_entries[1] == before)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static bool pin_progs(struct bpftool_attach_bpf *skel)
+{
+	unlink(PROG_PIN);
+	unlink(KRET_PIN);
+	unlink(LINK_PIN);
+	return ASSERT_OK(bpf_obj_pin(bpf_program__fd(skel->progs.att_session), PROG_PIN),
+			 "pin the session program") &&
+	       ASSERT_OK(bpf_obj_pin(bpf_program__fd(skel->progs.att_kretprobe), KRET_PIN),
+			 "pin the kretprobe.multi program");
+}
+
+static void unpin_progs(void)
+{
+	unlink(PROG_PIN);
+	unlink(KRET_PIN);
+	unlink(LINK_PIN);
+}
+
+static void test_attach_session(void)
+{
+	struct bpftool_attach_bpf *skel;
+	__u32 id = 0;
+	int i, n;
+
+	skel = bpftool_attach_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load bpftool_attach"))
+		return;
+	skel->bss->target_tgid = getpid();
+	if (!pin_progs(skel))
+		goto out;
+	n = run_tool("-j link attach pinned %s fprobe.session func %s cookie 1 2 %s pinned %s",
+		     PROG_PIN, "bpf_fentry_test1 bpf_fentry_test2", "session_size 8 saved_args 1",
+		     LINK_PIN);
+	if (!ASSERT_EQ(n, 0, "bpftool link attach"))
+		goto fail;
+	n = sscanf(out, "{\"id\":%u}", &id);
+	ASSERT_EQ(n, 1, "the new link's id in JSON");
+	ASSERT_OK(trigger_fentry_tests(), "trigger");
+	for (i = 1; i <= 2; i++) {
+		ASSERT_EQ(skel->bss->fp_entries[i], 1, "entries by cookie");
+		ASSERT_EQ(skel->bss->fp_exits[i], 1, "exits by cookie");
+		ASSERT_EQ(skel->bss->fp_arg0_at_exit[i], i, "saved first argument at exit");
+		ASSERT_EQ(skel->bss->fp_data_at_exit[i], 100 + i, "session data at exit");
+	}
+	ASSERT_EQ(skel->bss->fp_entries[0] + skel->bss->fp_entries[3], 0, "no other function");
+	if (ASSERT_EQ(run_tool("link show pinned %s", LINK_PIN), 0, "bpftool link show pinned"))
+		ASSERT_HAS(out, "\n\tfprobe.session  func_cnt 2  session_size 8  saved_args 1  ",
+			   "the link bpftool made");
+	ASSERT_OK(unlink(LINK_PIN), "remove the link's pin");
+	ASSERT_TRUE(link_gone(id), "the link's id goes with its pin");
+	ASSERT_TRUE(runs_stop(skel), "the program stops running once the link is freed");
+	goto out;
+fail:
+	test__log("%s", out);
+out:
+	unpin_progs();
+	bpftool_attach_bpf__destroy(skel);
+}
+
+static void test_attach_pattern(void)
+{
+	struct bpftool_attach_bpf *skel;
+
+	skel = bpftool_attach_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load bpftool_attach"))
+		return;
+	skel->bss->target_tgid = getpid();
+	if (!pin_progs(skel))
+		goto out;
+	if (!ASSERT_EQ(run_tool("link attach pinned %s kretprobe.multi pattern %s pinned %s",
+				KRET_PIN, "'bpf_fentry_test[1-3]'", LINK_PIN), 0,
+		       "bpftool link attach by pattern")) {
+		test__log("%s", out);
+		goto out;
+	}
+	ASSERT_STREQ(out, "", "no output without -j");
+	ASSERT_OK(trigger_fentry_tests(), "trigger");
+	ASSERT_EQ(skel->bss->kp_exits, 3, "returns of bpf_fentry_test1..3");
+	ASSERT_EQ(skel->bss->kp_ret_sum, fentry_test_rets[0] + fentry_test_rets[1] +
+		  fentry_test_rets[2], "their return values");
+	if (ASSERT_EQ(run_tool("link show pinned %s", LINK_PIN), 0, "bpftool link show pinned"))
+		ASSERT_HAS(out, "\n\tkretprobe.multi  func_cnt 3  ", "three functions");
+out:
+	unpin_progs();
+	bpftool_attach_bpf__destroy(skel);
+}
+
+/* Each bad input: the program's pin, the rest of the command, the message after "TYPE link: ". */
+static const struct {
+	const char *prog;
+	const char *args;
+	bool no_pin;		/* leave out "pinned PATH" */
+	const char *error;
+} attach_errors[] = {
+	{ PROG_PIN, "fprobe.multi func no_such_function_fpm", false,
+	  "fprobe.multi link: function 'no_such_function_fpm' is not traceable: No such file or directory",
+	},
+	{ KRET_PIN, "kretprobe.multi func no_such_function_fpm", false,
+	  "kretprobe.multi link: function 'no_such_function_fpm' is not traceable: No such process",
+	},
+	{ PROG_PIN, "fprobe.multi pattern 'no_such_fpm_*'", false,
+	  "fprobe.multi link: pattern 'no_such_fpm_*' matches no traceable function: No such file or directory",
+	},
+	{ KRET_PIN, "fprobe.multi func bpf_fentry_test1", false,
+	  "fprobe.multi link: program 'att_kretprobe' was not loaded for fprobe.multi (or the kernel refused the options): Invalid argument",
+	},
+	{ PROG_PIN, "kretprobe.multi func bpf_fentry_test1", false,
+	  "kretprobe.multi link: program 'att_session' was not loaded for kretprobe.multi (or the kernel refused the options): Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.session func bpf_fentry_test1 bpf_fentry_test2 cookie 1", false,
+	  "fprobe.session link: 1 cookie(s) for 2 function(s): Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.session func bpf_fentry_test1 session_size 65", false,
+	  "fprobe.session link: session_size 65 is over the limit of 64: Argument list too long",
+	},
+	{ PROG_PIN, "fprobe.session func bpf_fentry_test1 saved_args 7", false,
+	  "fprobe.session link: saved_args 7 is over the limit of 6: Argument list too long",
+	},
+	{ PROG_PIN, "fprobe.multi func bpf_fentry_test1 session_size 8", false,
+	  "fprobe.multi link: session_size is only for fprobe.session: Invalid argument",
+	},
+	{ KRET_PIN, "kretprobe.multi func bpf_fentry_test1 saved_args 1", false,
+	  "kretprobe.multi link: saved_args is only for fprobe links: Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.multi func bpf_fentry_test1", true,
+	  "fprobe.multi link: 'pinned PATH' is missing: Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.multi", false,
+	  "fprobe.multi link: give a 'pattern' or a 'func' list: Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.multi pattern 'bpf_fentry_test*' func bpf_fentry_test1", false,
+	  "fprobe.multi link: give either one 'pattern' or one 'func' list: Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.multi func bpf_fentry_test1 cookie x", false,
+	  "fprobe.multi link: cookie 'x' is not a number: Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.bogus func bpf_fentry_test1", false,
+	  "multi link: unknown link type 'fprobe.bogus': Invalid argument",
+	},
+};
+
+static void test_attach_errors(void)
+{
+	struct bpftool_attach_bpf *skel;
+	char cmd[512], want[512];
+	int before, status;
+	size_t i;
+
+	skel = bpftool_attach_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load bpftool_attach"))
+		return;
+	if (!pin_progs(skel))
+		goto out;
+	before = count_links();
+	for (i = 0; i < ARRAY_SIZE(attach_errors); i++) {
+		snprintf(cmd, sizeof(cmd), "link attach pinned %s %s%s", attach_errors[i].prog,
+			 attach_errors[i].args, attach_errors[i].no_pin ? "" : " pinned " LINK_PIN);
+		snprintf(want, sizeof(want), "Error: can't attach %s\n", attach_errors[i].error);
+		status = run_tool("%s", cmd);
+		ASSERT_EQ(status, 255, cmd);
+		ASSERT_STREQ(out, want, cmd);
+		ASSERT_EQ(access(LINK_PIN, F_OK), -1, "no pin left");
+		ASSERT_EQ(count_links(), before, "no link left");
+	}
+out:
+	unpin_progs();
+	bpftool_attach_bpf__destroy(skel);
+}
+
+static bool write_object(const char *path)
+{
+	size_t size;
+	const void *elf = bpftool_autoattach_bpf__elf_bytes(&size);
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fwrite(elf, 1, size, f) == size;
+	return !fclose(f) && ok;
+}
+
+/* The run count of the program of the link pinned at @path, or -1. */
+static long long pinned_link_prog_runs(const char *path)
+{
+	struct bpf_link_info link = {};
+	struct bpf_prog_info prog = {};
+	__u32 len = sizeof(link);
+	int fd, pfd;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -1;
+	if (bpf_link_get_info_by_fd(fd, &link, &len)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	pfd = bpf_prog_get_fd_by_id(link.prog_id);
+	if (pfd < 0)
+		return -1;
+	len = sizeof(prog);
+	fd = bpf_prog_get_info_by_fd(pfd, &prog, &len);
+	close(pfd);
+	return fd ? -1 : (long long)prog.run_cnt;
+}
+
+/* "bpftool prog load OBJ PATH autoattach" on a fprobe.session section */
+static void test_autoattach(void)
+{
+	unlink(LINK_PIN);
+	if (!ASSERT_TRUE(write_object(AUTO_OBJ), "write the object file"))
+		return;
+	if (!ASSERT_OK(write_file("/proc/sys/kernel/bpf_stats_enabled", "1"), "bpf stats on"))
+		goto out;
+	if (!ASSERT_EQ(run_tool("prog load %s %s autoattach", AUTO_OBJ, LINK_PIN), 0,
+		       "bpftool prog load autoattach")) {
+		test__log("%s", out);
+		goto out;
+	}
+	if (ASSERT_EQ(run_tool("link show pinned %s", LINK_PIN), 0, "bpftool link show pinned"))
+		ASSERT_HAS(out, "\n\tfprobe.session  func_cnt 1  session_size 8  saved_args 6  ",
+			   "the section's function and defaults");
+	ASSERT_OK(trigger_fentry_tests(), "trigger");
+	ASSERT_EQ(pinned_link_prog_runs(LINK_PIN), 2, "one entry and one exit run");
+out:
+	write_file("/proc/sys/kernel/bpf_stats_enabled", "0");
+	unlink(LINK_PIN);
+	unlink(AUTO_OBJ);
+}
+
 void test_bpftool_link(void)
 {
 	if (test__start_subtest("fprobe_session"))
 		test_fprobe_session();
 	if (test__start_subtest("kprobe_multi_pattern"))
 		test_kprobe_multi_pattern();
+	if (test__start_subtest("attach_session"))
+		test_attach_session();
+	if (test__start_subtest("attach_pattern"))
+		test_attach_pattern();
+	if (test__start_subtest("attach_errors"))
+		test_attach_errors();
+	if (test__start_subtest("autoattach"))
+		test_autoattach();
 }

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shell examples of README.md, run as written: the build copies each
+ * block marked "<!-- example: NAME -->" into doc_examples.h, and a subtest
+ * runs it with "set -e" in /tmp, with the files it names put there first.
+ */
+#include <sys/wait.h>
+#include "test_progs.h"
+#include "helpers.h"
+#include "doc_examples.h"
+#include "bpftool_autoattach.skel.h"
+
+static char out[16384];
+
+/* Run @script with sh in /tmp; returns its exit status, output in out[]. */
+static int run_example(const char *script)
+{
+	char cmd[64];
+	size_t n;
+	FILE *f;
+	int status;
+
+	f = fopen("/tmp/example.sh", "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "set -e\ncd /tmp\n%s", script);
+	if (fclose(f))
+		return -errno;
+	snprintf(cmd, sizeof(cmd), "PATH=/bin sh /tmp/example.sh 2>&1");
+	f = popen(cmd, "r");
+	if (!f)
+		return -errno;
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	status = pclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static bool write_bytes(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fwrite(data, 1, size, f) == size;
+	return !fclose(f) && ok;
+}
+
+/* "bpftool link attach" on a session program, in "BPF fprobe.multi programs" */
+static void test_readme_bpftool_attach(void)
+{
+	size_t size;
+	const void *elf = bpftool_autoattach_bpf__elf_bytes(&size);
+
+	unlink("/sys/fs/bpf/session");
+	if (!ASSERT_TRUE(write_bytes("/tmp/session.bpf.o", elf, size), "session.bpf.o"))
+		return;
+	if (!ASSERT_EQ(run_example(doc_example_readme_bpftool_attach), 0, "the README example"))
+		test__log("%s", out);
+	ASSERT_HAS(out, "\tfprobe.session  func_cnt ", "link show of the session");
+	ASSERT_HAS(out, "  session_size 8  saved_args 2  ", "its sizes");
+	ASSERT_EQ(access("/sys/fs/bpf/session_link", F_OK), -1, "the link's pin removed");
+	unlink("/sys/fs/bpf/session");
+	unlink("/tmp/session.bpf.o");
+	unlink("/tmp/example.sh");
+}
+
+void test_doc_examples(void)
+{
+	if (test__start_subtest("readme_bpftool_attach"))
+		test_readme_bpftool_attach();
+}
