@@ -12,7 +12,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$TOP/build}
 mode=test filter= timeout=1200 log= results= icount= append=
-kbuild=$B/kbuild initrd=$B/initramfs.cpio.gz
+kbuild=$B/kbuild initrd=$B/initramfs-default.cpio.gz
 while getopts "m:t:T:l:r:k:i:a:c" o; do
 	case $o in
 	m) mode=$OPTARG ;;

@@ -4,8 +4,9 @@
  * SEC("fretprobe.multi/PATTERN") and SEC("fprobe.session/PATTERN").
  *
  * Their context is the kernel's struct ftrace_regs, which they must not
- * dereference: they read it through the kfuncs below. Include vmlinux.h
- * (or linux/types.h) and bpf/bpf_helpers.h first.
+ * dereference: they read it through the kfuncs below. Include vmlinux.h,
+ * or linux/types.h and stdbool.h (bpf_fprobe_is_return() returns a bool),
+ * and bpf/bpf_helpers.h first.
  *
  * The kfuncs are declared here because a vmlinux.h made by pahole < 1.25
  * has no kfunc prototypes. See Documentation/bpf/fprobe_multi.rst.
