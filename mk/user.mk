@@ -68,11 +68,22 @@ ST_PROGS := $(wildcard selftests/progs/*.bpf.c)
 EX_PROGS := $(wildcard bpf-progs/*.bpf.c)
 ST_OBJS := $(patsubst selftests/progs/%.bpf.c,$(U)/selftests/%.bpf.o,$(ST_PROGS))
 EX_OBJS := $(patsubst bpf-progs/%.bpf.c,$(U)/bpf-progs/%.bpf.o,$(EX_PROGS))
-ST_SKELS := $(ST_OBJS:.bpf.o=.skel.h)
+# The BPF examples of Documentation/ (".. example: NAME"), compiled as
+# they are shown: doc_examples loads and runs them.
+DOC_RST := Documentation/bpf/fprobe_multi.rst
+DOC_PROGS := read_latency
+ST_SKELS := $(ST_OBJS:.bpf.o=.skel.h) $(patsubst %,$(U)/doc/%.skel.h,$(DOC_PROGS))
 EX_SKELS := $(EX_OBJS:.bpf.o=.skel.h)
 
 $(U)/selftests/%.bpf.o: selftests/progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
 	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -MMD -c $< -o $@
+
+$(U)/doc/%.bpf.c: $(DOC_RST) scripts/doc-examples.py
+	@mkdir -p $(@D)
+	python3 scripts/doc-examples.py --source $* $(DOC_RST) >$@
+
+$(U)/doc/%.bpf.o: $(U)/doc/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
 	$(CLANG) $(BPF_CFLAGS) -MMD -c $< -o $@
 
 $(U)/bpf-progs/%.bpf.o: bpf-progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
@@ -106,7 +117,7 @@ $(U)/selftests/obj/%.o: selftests/%.c $(U)/selftests/tests.h $(U)/selftests/doc_
 		$(ST_SKELS) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I$(TOP)/selftests -I$(TOP)/selftests/progs \
-		-I$(U)/selftests -MMD -c $< -o $@
+		-I$(U)/selftests -I$(U)/doc -MMD -c $< -o $@
 
 $(RUNNER): $(RUNNER_OBJS) $(LIBBPF_A)
 	$(CC) -static -o $@ $(RUNNER_OBJS) $(STATIC_LIBS)

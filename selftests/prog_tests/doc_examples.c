@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The shell examples of README.md, run as written: the build copies each
- * block marked "<!-- example: NAME -->" into doc_examples.h, and a subtest
- * runs it with "set -e" in /tmp, with the files it names put there first.
+ * The examples of the documentation, run as written. The build copies each
+ * shell block of README.md marked "<!-- example: NAME -->" into
+ * doc_examples.h, and a subtest runs it with "set -e" in /tmp, with the
+ * files it names put there first. It compiles each BPF program of
+ * Documentation/ marked ".. example: NAME" as it is shown, and a subtest
+ * loads, attaches and runs it.
  */
+#include <fcntl.h>
 #include <sys/wait.h>
 #include "test_progs.h"
 #include "helpers.h"
 #include "doc_examples.h"
 #include "bpftool_autoattach.skel.h"
+#include "read_latency.skel.h"
 
 static char out[16384];
 
@@ -66,8 +71,50 @@ static void test_readme_bpftool_attach(void)
 	unlink("/tmp/example.sh");
 }
 
+/* The trace buffer's text, in out[]. */
+static bool read_trace(void)
+{
+	ssize_t n = read_file("/sys/kernel/tracing/trace", out, sizeof(out));
+
+	return n > 0;
+}
+
+/*
+ * fprobe_multi.rst's session on vfs_read(): one read of 100 bytes, asked
+ * for 4096, prints its line with both numbers.
+ */
+static void test_rst_read_latency(void)
+{
+	struct read_latency_bpf *skel;
+	char buf[4096];
+	int fd;
+
+	skel = read_latency_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "load the example"))
+		return;
+	if (!ASSERT_OK(read_latency_bpf__attach(skel), "auto-attach the example"))
+		goto out;
+	memset(buf, 'x', 100);
+	if (!ASSERT_OK(write_file("/sys/kernel/tracing/trace", ""), "clear the trace") ||
+	    !ASSERT_TRUE(write_bytes("/tmp/hundred", buf, 100), "a file of 100 bytes"))
+		goto out;
+	fd = open("/tmp/hundred", O_RDONLY);
+	if (!ASSERT_GE(fd, 0, "open the file"))
+		goto out;
+	ASSERT_EQ(read(fd, buf, sizeof(buf)), 100, "read it");
+	close(fd);
+	read_latency_bpf__detach(skel);
+	if (ASSERT_TRUE(read_trace(), "read the trace"))
+		ASSERT_HAS(out, "read 100 of 4096 bytes in ", "the example's line");
+out:
+	unlink("/tmp/hundred");
+	read_latency_bpf__destroy(skel);
+}
+
 void test_doc_examples(void)
 {
 	if (test__start_subtest("readme_bpftool_attach"))
 		test_readme_bpftool_attach();
+	if (test__start_subtest("rst_read_latency"))
+		test_rst_read_latency();
 }
