@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,12 +114,12 @@ int count_substr(const char *s, const char *needle)
 	return n;
 }
 
-static int put_file(const char *path, const char *buf, int flags)
+static int put_file(const char *path, const void *buf, ssize_t len, int flags)
 {
-	ssize_t n, len = strlen(buf);
+	ssize_t n;
 	int fd, err = 0;
 
-	fd = open(path, flags);
+	fd = open(path, flags, 0644);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, buf, len);
@@ -130,12 +131,31 @@ static int put_file(const char *path, const char *buf, int flags)
 
 int write_file(const char *path, const char *buf)
 {
-	return put_file(path, buf, O_WRONLY | O_TRUNC);
+	return put_file(path, buf, strlen(buf), O_WRONLY | O_TRUNC);
 }
 
 int append_file(const char *path, const char *buf)
 {
-	return put_file(path, buf, O_WRONLY | O_APPEND);
+	return put_file(path, buf, strlen(buf), O_WRONLY | O_APPEND);
+}
+
+int create_file(const char *path, const void *data, size_t size)
+{
+	return put_file(path, data, size, O_WRONLY | O_CREAT | O_TRUNC);
+}
+
+int run_cmd(const char *cmd, char *out, size_t size)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n;
+	int status;
+
+	if (!f)
+		return -errno;
+	n = fread(out, 1, size - 1, f);
+	out[n] = 0;
+	status = pclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 ssize_t read_file(const char *path, char *buf, size_t size)

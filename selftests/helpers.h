@@ -55,6 +55,15 @@ int write_file(const char *path, const char *buf);
 int append_file(const char *path, const char *buf);
 /* Read up to size - 1 bytes, NUL-terminated; returns length or -errno. */
 ssize_t read_file(const char *path, char *buf, size_t size);
+/* Create (or truncate) @path with the @size bytes at @data; 0 or -errno. */
+int create_file(const char *path, const void *data, size_t size);
+
+/*
+ * Run @cmd with sh; its output (stdout, and stderr if @cmd joins it) goes
+ * to @out, at most size - 1 bytes, NUL-terminated. Returns its exit status,
+ * -1 if it did not exit, or -errno.
+ */
+int run_cmd(const char *cmd, char *out, size_t size);
 
 #define TRACEFS "/sys/kernel/tracing/"
 

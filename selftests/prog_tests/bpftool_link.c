@@ -11,7 +11,6 @@
  * exit status 255, leaving no link and no pin behind.
  */
 #include <stdarg.h>
-#include <sys/wait.h>
 #include "test_progs.h"
 #include "helpers.h"
 #include "fprobe_multi_rec.h"
@@ -30,16 +29,9 @@ static char out[16384];
 static int run_bpftool(const char *args, __u32 link_id)
 {
 	char cmd[128];
-	size_t n;
-	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "/bin/bpftool %s link show id %u 2>&1", args, link_id);
-	f = popen(cmd, "r");
-	if (!f)
-		return -errno;
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	if (pclose(f)) {
+	if (run_cmd(cmd, out, sizeof(out))) {
 		test__log("%s:\n%s", cmd, out);
 		return -1;
 	}
@@ -142,22 +134,14 @@ static int run_tool(const char *fmt, ...)
 {
 	char cmd[512];
 	va_list ap;
-	size_t n;
-	FILE *f;
-	int status, len;
+	int len;
 
 	len = snprintf(cmd, sizeof(cmd), "/bin/bpftool ");
 	va_start(ap, fmt);
 	len += vsnprintf(cmd + len, sizeof(cmd) - len, fmt, ap);
 	va_end(ap);
 	snprintf(cmd + len, sizeof(cmd) - len, " 2>&1");
-	f = popen(cmd, "r");
-	if (!f)
-		return -errno;
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	status = pclose(f);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return run_cmd(cmd, out, sizeof(out));
 }
 
 static int count_links(void)
@@ -223,18 +207,31 @@ static void unpin_progs(void)
 	unlink(LINK_PIN);
 }
 
+/* The programs, loaded and pinned for bpftool, or NULL */
+static struct bpftool_attach_bpf *load_and_pin(void)
+{
+	struct bpftool_attach_bpf *skel;
+
+	skel = bpftool_attach_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load bpftool_attach"))
+		return NULL;
+	skel->bss->target_tgid = getpid();
+	if (pin_progs(skel))
+		return skel;
+	unpin_progs();
+	bpftool_attach_bpf__destroy(skel);
+	return NULL;
+}
+
 static void test_attach_session(void)
 {
 	struct bpftool_attach_bpf *skel;
 	__u32 id = 0;
 	int i, n;
 
-	skel = bpftool_attach_bpf__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "open and load bpftool_attach"))
+	skel = load_and_pin();
+	if (!skel)
 		return;
-	skel->bss->target_tgid = getpid();
-	if (!pin_progs(skel))
-		goto out;
 	n = run_tool("-j link attach pinned %s fprobe.session func %s cookie 1 2 %s pinned %s",
 		     PROG_PIN, "bpf_fentry_test1 bpf_fentry_test2", "session_size 8 saved_args 1",
 		     LINK_PIN);
@@ -268,12 +265,9 @@ static void test_attach_pattern(void)
 {
 	struct bpftool_attach_bpf *skel;
 
-	skel = bpftool_attach_bpf__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "open and load bpftool_attach"))
+	skel = load_and_pin();
+	if (!skel)
 		return;
-	skel->bss->target_tgid = getpid();
-	if (!pin_progs(skel))
-		goto out;
 	if (!ASSERT_EQ(run_tool("link attach pinned %s kretprobe.multi pattern %s pinned %s",
 				KRET_PIN, "'bpf_fentry_test[1-3]'", LINK_PIN), 0,
 		       "bpftool link attach by pattern")) {
@@ -353,11 +347,9 @@ static void test_attach_errors(void)
 	int before, status;
 	size_t i;
 
-	skel = bpftool_attach_bpf__open_and_load();
-	if (!ASSERT_OK_PTR(skel, "open and load bpftool_attach"))
+	skel = load_and_pin();
+	if (!skel)
 		return;
-	if (!pin_progs(skel))
-		goto out;
 	before = count_links();
 	for (i = 0; i < ARRAY_SIZE(attach_errors); i++) {
 		snprintf(cmd, sizeof(cmd), "link attach pinned %s %s%s", attach_errors[i].prog,
@@ -369,22 +361,8 @@ static void test_attach_errors(void)
 		ASSERT_EQ(access(LINK_PIN, F_OK), -1, "no pin left");
 		ASSERT_EQ(count_links(), before, "no link left");
 	}
-out:
 	unpin_progs();
 	bpftool_attach_bpf__destroy(skel);
-}
-
-static bool write_object(const char *path)
-{
-	size_t size;
-	const void *elf = bpftool_autoattach_bpf__elf_bytes(&size);
-	FILE *f = fopen(path, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fwrite(elf, 1, size, f) == size;
-	return !fclose(f) && ok;
 }
 
 /* The run count of the program of the link pinned at @path, or -1. */
@@ -415,8 +393,11 @@ static long long pinned_link_prog_runs(const char *path)
 /* "bpftool prog load OBJ PATH autoattach" on a fprobe.session section */
 static void test_autoattach(void)
 {
+	size_t size;
+	const void *elf = bpftool_autoattach_bpf__elf_bytes(&size);
+
 	unlink(LINK_PIN);
-	if (!ASSERT_TRUE(write_object(AUTO_OBJ), "write the object file"))
+	if (!ASSERT_OK(create_file(AUTO_OBJ, elf, size), "write the object file"))
 		return;
 	if (!ASSERT_OK(write_file("/proc/sys/kernel/bpf_stats_enabled", "1"), "bpf stats on"))
 		goto out;

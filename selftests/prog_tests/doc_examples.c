@@ -8,7 +8,6 @@
  * loads, attaches and runs it.
  */
 #include <fcntl.h>
-#include <sys/wait.h>
 #include "test_progs.h"
 #include "helpers.h"
 #include "doc_examples.h"
@@ -20,36 +19,14 @@ static char out[16384];
 /* Run @script with sh in /tmp; returns its exit status, output in out[]. */
 static int run_example(const char *script)
 {
-	char cmd[64];
-	size_t n;
-	FILE *f;
-	int status;
+	char text[4096];
+	int err;
 
-	f = fopen("/tmp/example.sh", "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "set -e\ncd /tmp\n%s", script);
-	if (fclose(f))
-		return -errno;
-	snprintf(cmd, sizeof(cmd), "PATH=/bin sh /tmp/example.sh 2>&1");
-	f = popen(cmd, "r");
-	if (!f)
-		return -errno;
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	status = pclose(f);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static bool write_bytes(const char *path, const void *data, size_t size)
-{
-	FILE *f = fopen(path, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fwrite(data, 1, size, f) == size;
-	return !fclose(f) && ok;
+	snprintf(text, sizeof(text), "set -e\ncd /tmp\n%s", script);
+	err = create_file("/tmp/example.sh", text, strlen(text));
+	if (err)
+		return err;
+	return run_cmd("PATH=/bin sh /tmp/example.sh 2>&1", out, sizeof(out));
 }
 
 /* "bpftool link attach" on a session program, in "BPF fprobe.multi programs" */
@@ -59,7 +36,7 @@ static void test_readme_bpftool_attach(void)
 	const void *elf = bpftool_autoattach_bpf__elf_bytes(&size);
 
 	unlink("/sys/fs/bpf/session");
-	if (!ASSERT_TRUE(write_bytes("/tmp/session.bpf.o", elf, size), "session.bpf.o"))
+	if (!ASSERT_OK(create_file("/tmp/session.bpf.o", elf, size), "session.bpf.o"))
 		return;
 	if (!ASSERT_EQ(run_example(doc_example_readme_bpftool_attach), 0, "the README example"))
 		test__log("%s", out);
@@ -96,7 +73,7 @@ static void test_rst_read_latency(void)
 		goto out;
 	memset(buf, 'x', 100);
 	if (!ASSERT_OK(write_file("/sys/kernel/tracing/trace", ""), "clear the trace") ||
-	    !ASSERT_TRUE(write_bytes("/tmp/hundred", buf, 100), "a file of 100 bytes"))
+	    !ASSERT_OK(create_file("/tmp/hundred", buf, 100), "a file of 100 bytes"))
 		goto out;
 	fd = open("/tmp/hundred", O_RDONLY);
 	if (!ASSERT_GE(fd, 0, "open the file"))
