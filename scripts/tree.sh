@@ -3,7 +3,17 @@
 #
 #   base            the pinned Debian tarball, tagged "base"
 #   one commit per  patches/series entry (edits to upstream files)
-#   overlay         whole files this project owns, laid over at their paths
+#   overlay         the project's own new files that no patch introduces yet
+#
+# Whole files this project owns (new files, or upstream files it rewrote)
+# live in the overlay, at their kernel-tree paths. patches/overlay names the
+# patch that introduces each of them ("PATCH PATH" per line): that commit
+# gets the file whole, and the patch file itself leaves it out. Later
+# patches may still change it with ordinary diffs, so the series can grow a
+# file in reviewable steps; the overlay then holds the end result, and the
+# introducing commit gets it with those later diffs taken back out.
+# Overlay files that patches/overlay does not name go into one last
+# "overlay" commit.
 #
 # apply    rebuilds that history when BASE, the series or the overlay changed.
 #          Commits are made in a private index, then the work tree is moved
@@ -27,6 +37,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$TOP/build}
 L=$B/linux
 STATE=$L/.git/fpm
+OVERLAY_SUBJECT="overlay: fprobe-multi files"
 OVERLAY_ROOTS="arch block certs crypto Documentation drivers fs include init ipc kernel lib mm net samples security sound tools virt"
 # Fixed identity and dates make the generated history reproducible.
 export GIT_COMMITTER_NAME="fprobe-multi apply" GIT_COMMITTER_EMAIL="apply@fprobe-multi.invalid"
@@ -52,6 +63,7 @@ stamp() {
 	{
 		cat "$TOP/BASE"
 		series | while read -r p; do echo "$p"; cat "$TOP/patches/$p"; done
+		cat "$TOP/patches/overlay" 2>/dev/null || true
 		overlay_files | while read -r f; do
 			echo "$f $(stat -c %a "$TOP/$f")"; cat "$TOP/$f"
 		done
@@ -85,17 +97,56 @@ make_base() {
 	g rev-parse HEAD >"$STATE/head"
 }
 
-# Build base + series + overlay as commits in a private index; print the head.
+# "PATCH PATH" lines: overlay files introduced by a patch of the series.
+intro_map() {
+	[ -f "$TOP/patches/overlay" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/overlay"
+}
+
+# The content that the introducing commit gives an overlay file: the end
+# result, with the diffs of the later patches that touch it taken back out.
+# Prints "mode blob".
+intro_blob() {
+	local p=$1 f=$2 tmp q later=()
+	[ -f "$TOP/$f" ] || die "patches/overlay names $f, which is not in the overlay"
+	series | grep -qxF "$p" || die "patches/overlay names $p, which patches/series does not list"
+	while read -r q; do later=("$q" "${later[@]}"); done < <(series | awk -v p="$p" 'f; $0 == p {f = 1}')
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp/$(dirname "$f")"
+	cp "$TOP/$f" "$tmp/$f"
+	for q in "${later[@]}"; do
+		grep -qF "diff --git a/$f b/$f" "$TOP/patches/$q" || continue
+		(cd "$tmp" && git apply -R --include="$f" "$TOP/patches/$q") ||
+			die "$f: cannot take the diff of patches/$q back out of the overlay file"
+	done
+	if [ -x "$TOP/$f" ]; then printf '100755 '; else printf '100644 '; fi
+	git -C "$L" hash-object -w "$tmp/$f"
+	rm -rf "$tmp"
+}
+
+# Build base + series + overlay as commits in a private index; print the
+# head. Every commit made is listed in $STATE/built, oldest first.
 build_commits() {
-	local idx=$STATE/index parent tree p msg info
+	local idx=$STATE/index parent tree p f msg info mode blob intro
+	intro=$(mktemp)
+	while read -r p f; do
+		mode=$(intro_blob "$p" "$f") || exit 1
+		echo "$p $mode $f"
+	done < <(intro_map) >"$intro"
 	export GIT_INDEX_FILE=$idx
 	g read-tree base
 	parent=$(g rev-parse base)
 	msg=$(mktemp) info=$(mktemp)
+	: >"$STATE/built"
 	while read -r p; do
 		[ -f "$TOP/patches/$p" ] || die "patches/series lists $p, which does not exist"
-		g apply --cached --whitespace=nowarn "$TOP/patches/$p" ||
-			die "patches/$p does not apply"
+		if grep -q '^diff --git ' "$TOP/patches/$p"; then
+			g apply --cached --whitespace=nowarn "$TOP/patches/$p" ||
+				die "patches/$p does not apply"
+		fi
+		while read -r _ mode blob f; do
+			g update-index --add --cacheinfo "$mode,$blob,$f"
+		done < <(awk -v p="$p" '$1 == p' "$intro")
 		git mailinfo -b "$msg" /dev/null <"$TOP/patches/$p" >"$info"
 		tree=$(g write-tree)
 		parent=$(
@@ -107,9 +158,10 @@ build_commits() {
 			{ sed -n 's/^Subject: //p' "$info"; echo; cat "$msg"; } |
 				g commit-tree "$tree" -p "$parent"
 		)
+		echo "$parent" >>"$STATE/built"
 	done < <(series)
 	overlay_files | while read -r p; do
-		local mode=100644 blob
+		mode=100644
 		[ -x "$TOP/$p" ] && mode=100755
 		blob=$(git -C "$L" hash-object -w "$TOP/$p")
 		g update-index --add --cacheinfo "$mode,$blob,$p"
@@ -118,10 +170,11 @@ build_commits() {
 	if [ "$tree" != "$(g rev-parse "$parent^{tree}")" ]; then
 		parent=$(GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 			g commit-tree "$tree" -p "$parent" \
-			-m "overlay: fprobe-multi files" \
+			-m "$OVERLAY_SUBJECT" \
 			-m "Whole files owned by the fprobe-multi project (see its README).")
+		echo "$parent" >>"$STATE/built"
 	fi
-	rm -f "$msg" "$info" "$idx"
+	rm -f "$msg" "$info" "$idx" "$intro"
 	unset GIT_INDEX_FILE
 	echo "$parent"
 }
@@ -157,8 +210,37 @@ cmd_apply() {
 	g log --oneline base..HEAD | sed 's/^/tree:   /'
 }
 
+# Export commit $1 as patch number $2 into patches/, leaving out the overlay
+# files it introduces (named in $3, one per line). Prints the file name.
+export_commit() {
+	local c=$1 n=$2 files=$3 f tree
+	if [ -n "$files" ]; then
+		export GIT_INDEX_FILE=$STATE/index.refresh
+		g read-tree "$c"
+		while read -r f; do
+			if g cat-file -e "$c^:$f" 2>/dev/null; then
+				g update-index --cacheinfo "$(g ls-tree "$c^" -- "$f" | awk '{print $1 "," $3}'),$f"
+			else
+				g update-index --force-remove -- "$f"
+			fi
+		done <<<"$files"
+		tree=$(g write-tree)
+		rm -f "$GIT_INDEX_FILE"
+		unset GIT_INDEX_FILE
+		c=$(
+			GIT_AUTHOR_NAME=$(g log -1 --format=%an "$c")
+			GIT_AUTHOR_EMAIL=$(g log -1 --format=%ae "$c")
+			GIT_AUTHOR_DATE=$(g log -1 --format=%aI "$c")
+			export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE
+			g log -1 --format=%B "$c" | g commit-tree "$tree" -p "$c^"
+		)
+	fi
+	g format-patch --zero-commit --no-signature --no-numbered \
+		--start-number "$n" -o "$TOP/patches" -1 "$c" | xargs -n1 basename
+}
+
 cmd_refresh() {
-	local added f excl=()
+	local added f c n=0 last overlay_commit= first files name
 	[ -d "$L/.git" ] || die "no build/linux: run 'make apply' first"
 	[ -z "$(g status --porcelain --untracked-files=no)" ] ||
 		die "build/linux has uncommitted changes: commit them first"
@@ -170,6 +252,17 @@ cmd_refresh() {
 		done
 		overlay_files
 	} | LC_ALL=C sort -u >"$STATE/overlay.list"
+	[ "$(g log -1 --format=%s HEAD)" = "$OVERLAY_SUBJECT" ] && overlay_commit=$(g rev-parse HEAD)
+	# Each overlay file enters with the first commit that touches it.
+	: >"$STATE/intro"
+	while read -r f; do
+		first=$(g rev-list --reverse base..HEAD -- "$f" | sed -n 1p)
+		[ -n "$first" ] && [ "$first" != "$overlay_commit" ] || continue
+		if [ -n "$overlay_commit" ] && ! g diff --quiet "$overlay_commit^" "$overlay_commit" -- "$f"; then
+			die "the overlay commit changes $f, which \"$(g log -1 --format=%s "$first")\" introduces: fold the change into that commit"
+		fi
+		echo "$first $f" >>"$STATE/intro"
+	done <"$STATE/overlay.list"
 	while read -r f; do
 		if g cat-file -e "HEAD:$f" 2>/dev/null; then
 			mkdir -p "$TOP/$(dirname "$f")"
@@ -182,19 +275,40 @@ cmd_refresh() {
 		else
 			rm -f "$TOP/$f"
 		fi
-		excl+=(":(exclude)$f")
 	done <"$STATE/overlay.list"
 	rm -f "$TOP"/patches/*.patch
 	mkdir -p "$TOP/patches"
-	g format-patch -q --zero-commit --no-signature --no-numbered \
-		-o "$TOP/patches" base..HEAD -- . "${excl[@]}" >/dev/null
-	(cd "$TOP/patches" && ls -1 -- *.patch 2>/dev/null || true) >"$TOP/patches/series"
-	# The exported files must rebuild exactly this tree.
-	[ "$(g rev-parse "$(build_commits)^{tree}")" = "$(g rev-parse 'HEAD^{tree}')" ] ||
+	: >"$TOP/patches/series.new"
+	: >"$TOP/patches/overlay.new"
+	for c in $(g rev-list --reverse base..HEAD); do
+		[ "$c" != "$overlay_commit" ] || continue
+		n=$((n + 1))
+		files=$(awk -v c="$c" '$1 == c {print $2}' "$STATE/intro")
+		name=$(export_commit "$c" "$n" "$files")
+		echo "$name" >>"$TOP/patches/series.new"
+		[ -z "$files" ] || sed "s|^|$name |" <<<"$files" >>"$TOP/patches/overlay.new"
+	done
+	mv "$TOP/patches/series.new" "$TOP/patches/series"
+	if [ -s "$TOP/patches/overlay.new" ]; then
+		{
+			echo "# Overlay files and the patch that introduces each (see scripts/tree.sh)."
+			cat "$TOP/patches/overlay.new"
+		} >"$TOP/patches/overlay"
+	else
+		rm -f "$TOP/patches/overlay"
+	fi
+	rm -f "$TOP/patches/overlay.new"
+	# The exported files must rebuild exactly this history, commit by commit.
+	last=$(build_commits)
+	[ "$(g rev-parse "$last^{tree}")" = "$(g rev-parse 'HEAD^{tree}')" ] ||
 		die "exported patches and overlay do not reproduce build/linux HEAD"
+	diff <(while read -r c; do g rev-parse "$c^{tree}"; done <"$STATE/built") \
+		<(g rev-list --reverse base..HEAD | while read -r c; do g rev-parse "$c^{tree}"; done) >/dev/null ||
+		die "exported patches and overlay do not reproduce every commit of build/linux"
 	g rev-parse HEAD >"$STATE/head"
 	stamp >"$STATE/stamp"
-	echo "tree: exported $(series | wc -l) patch(es) and $(wc -l <"$STATE/overlay.list") overlay file(s)"
+	echo "tree: exported $(series | wc -l) patch(es) and $(wc -l <"$STATE/overlay.list") overlay file(s)," \
+		"$(intro_map | wc -l) of them introduced by a patch"
 }
 
 # One line per file the series touches: blob, mtime (ns), path.
