@@ -1,0 +1,1081 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BPF links on fprobe: one implementation for three attach types.
+ *
+ *   BPF_TRACE_FPROBE_MULTI	fprobe.multi, fretprobe.multi, fprobe.session:
+ *				the program's context is the ftrace_regs, which
+ *				it reads through the bpf_fprobe_*() kfuncs only.
+ *   BPF_TRACE_KPROBE_MULTI	kprobe.multi and kretprobe.multi: the program
+ *				reads a pt_regs view of the ftrace_regs.
+ *   BPF_TRACE_KPROBE_SESSION	kprobe.session: the same at entry and exit,
+ *				with a u64 of session data as its cookie.
+ *
+ * The kprobe flavours keep their uapi (link_create.kprobe_multi, their link
+ * type and bpf_link_info member) and the way they take their input:
+ * addresses as given, repeats allowed, -ESRCH for a symbol ftrace does not
+ * know. fprobe.multi checks its input strictly, see
+ * bpf_fprobe_multi_link_attach(). Everything else is shared: registration,
+ * the run, sessions, module pinning, link information and release.
+ *
+ * Per-call data lives in the fprobe's entry data on the fgraph shadow stack:
+ *
+ *	u64 words: | saved_args arguments | session data (session_size bytes) |
+ *
+ * Arguments are saved at entry for the exit run, because the argument
+ * registers are clobbered by then. The session data is zeroed at entry and
+ * shared by the entry and exit runs of one call. A session's exit runs only
+ * when its entry ran and returned 0, and then it runs unless it is counted
+ * as missed: refused as recursion (the link's missed count, or the
+ * program's recursion_misses), or still to come when the link is detached
+ * (the link's missed count). See "The missed counter" in fprobe.rst.
+ *
+ * fprobe.multi programs get no pt_regs on a hit. The helpers that need one
+ * (stack walks, perf output) make the view on their first call in a run,
+ * see bpf_fprobe_link_regs().
+ *
+ * cookies[], if given, is kept in the order of addrs[], sorted by address,
+ * so a run looks its cookie up by the function's address.
+ *
+ * Locking: a link is set up whole before register_fprobe_ips() makes it
+ * reachable, and its arrays do not change after that. The handlers run
+ * with preemption off, as fprobe calls them; bpf_prog_active keeps them to
+ * one program per CPU, which also guards the per-CPU pt_regs buffer.
+ * detach_lock serialises BPF_LINK_DETACH against release, and
+ * unregister_fprobe() returns only when no handler of the link runs, so
+ * the link is freed (dealloc, after an RCU grace period) with no run left.
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_verifier.h>
+#include <linux/bsearch.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/error-injection.h>
+#include <linux/filter.h>
+#include <linux/fprobe.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/trace_events.h>
+#include <linux/uaccess.h>
+
+#include "bpf_fprobe_link.h"
+
+#define MAX_KPROBE_MULTI_CNT SZ_1M
+
+#ifdef NR_REG_ARGUMENTS
+#define FPROBE_MULTI_REG_ARGS	min(NR_REG_ARGUMENTS, BPF_FPROBE_MULTI_ARGS_MAX)
+#else
+#define FPROBE_MULTI_REG_ARGS	BPF_FPROBE_MULTI_ARGS_MAX
+#endif
+
+#define FPROBE_MULTI_FLAGS	(BPF_F_FPROBE_MULTI_RETURN | BPF_F_FPROBE_MULTI_SESSION)
+
+enum fprobe_link_mode {
+	FPROBE_LINK_ENTRY,
+	FPROBE_LINK_RETURN,
+	FPROBE_LINK_SESSION,
+};
+
+struct bpf_fprobe_link {
+	struct bpf_link link;
+	struct fprobe fp;
+	unsigned long *addrs;
+	u64 *cookies;
+	u32 cnt;
+	u32 flags;		/* as the flavour's uapi gave them */
+	enum fprobe_link_mode mode;
+	u32 session_size;
+	u32 saved_args;
+	bool pt_regs;		/* the kprobe flavours */
+	u32 mods_cnt;
+	struct module **mods;
+	/* serialises detach and release; set once the fprobe is gone */
+	struct mutex detach_lock;
+	bool detached;
+};
+
+struct bpf_fprobe_run_ctx {
+	/* is_return, and the session data for bpf_session_cookie() too */
+	struct bpf_session_run_ctx session_ctx;
+	struct bpf_fprobe_link *link;
+	struct ftrace_regs *fregs;
+	struct pt_regs *regs;
+	/* the ftrace location; entry_ip, the function's address, on demand */
+	unsigned long fentry_ip;
+	unsigned long entry_ip;
+	u64 *args;
+};
+
+static struct bpf_fprobe_run_ctx *fprobe_link_run_ctx(void)
+{
+	return container_of(current->bpf_ctx, struct bpf_fprobe_run_ctx,
+			    session_ctx.run_ctx);
+}
+
+/*
+ * The pt_regs view of the run's ftrace_regs. Where the arch needs a copy,
+ * it goes to this per-CPU buffer: bpf_prog_active keeps it to one program
+ * per CPU.
+ */
+static DEFINE_PER_CPU(struct pt_regs, bpf_fprobe_link_pt_regs);
+
+/*
+ * Made once per run: before it for the kprobe flavours, on the first call
+ * of a helper that needs it for fprobe.multi programs.
+ */
+static struct pt_regs *fprobe_run_ctx_regs(struct bpf_fprobe_run_ctx *run_ctx)
+{
+	if (!run_ctx->regs)
+		run_ctx->regs = ftrace_partial_regs(run_ctx->fregs,
+						    this_cpu_ptr(&bpf_fprobe_link_pt_regs));
+	return run_ctx->regs;
+}
+
+/*
+ * The function's address: its ftrace location, less an ENDBR before it.
+ * Reading the instruction costs, so it is done once a program asks.
+ */
+static unsigned long fprobe_run_ctx_entry_ip(struct bpf_fprobe_run_ctx *run_ctx)
+{
+	if (!run_ctx->entry_ip)
+		run_ctx->entry_ip = get_entry_ip(run_ctx->fentry_ip);
+	return run_ctx->entry_ip;
+}
+
+struct pt_regs *bpf_fprobe_link_regs(void)
+{
+	return fprobe_run_ctx_regs(fprobe_link_run_ctx());
+}
+
+static int fprobe_link_addrs_cmp(const void *a, const void *b)
+{
+	const unsigned long *addr_a = a, *addr_b = b;
+
+	if (*addr_a == *addr_b)
+		return 0;
+	return *addr_a < *addr_b ? -1 : 1;
+}
+
+u64 bpf_fprobe_link_cookie(struct bpf_run_ctx *ctx)
+{
+	struct bpf_fprobe_run_ctx *run_ctx;
+	struct bpf_fprobe_link *link;
+	unsigned long *addr, ip;
+
+	if (WARN_ON_ONCE(!ctx))
+		return 0;
+	run_ctx = fprobe_link_run_ctx();
+	link = run_ctx->link;
+	if (!link->cookies)
+		return 0;
+	ip = fprobe_run_ctx_entry_ip(run_ctx);
+	addr = bsearch(&ip, link->addrs, link->cnt,
+		       sizeof(*addr), fprobe_link_addrs_cmp);
+	return addr ? link->cookies[addr - link->addrs] : 0;
+}
+
+u64 bpf_fprobe_link_entry_ip(struct bpf_run_ctx *ctx)
+{
+	return fprobe_run_ctx_entry_ip(fprobe_link_run_ctx());
+}
+
+/* Runs the program. Returns its result, or 1 when it could not run. */
+static int fprobe_link_prog_run(struct bpf_fprobe_link *link,
+				unsigned long fentry_ip,
+				struct ftrace_regs *fregs, bool is_return,
+				u64 *words)
+{
+	struct bpf_fprobe_run_ctx run_ctx = {
+		.session_ctx = {
+			.is_return = is_return,
+			.data = link->session_size ? words + link->saved_args : NULL,
+		},
+		.link = link,
+		.fregs = fregs,
+		.fentry_ip = fentry_ip,
+		.args = words,
+	};
+	struct bpf_run_ctx *old_run_ctx;
+	void *ctx = fregs;
+	int ret = 1;
+
+	/* fprobe handlers run with preemption disabled. */
+	cant_sleep();
+
+	if (unlikely(__this_cpu_inc_return(bpf_prog_active) != 1)) {
+		bpf_prog_inc_misses_counter(link->link.prog);
+		goto out;
+	}
+
+	if (link->pt_regs)
+		ctx = fprobe_run_ctx_regs(&run_ctx);
+	rcu_read_lock();
+	old_run_ctx = bpf_set_run_ctx(&run_ctx.session_ctx.run_ctx);
+	ret = bpf_prog_run(link->link.prog, ctx);
+	bpf_reset_run_ctx(old_run_ctx);
+	rcu_read_unlock();
+out:
+	__this_cpu_dec(bpf_prog_active);
+	return ret;
+}
+
+/*
+ * Save the first @n arguments. Unrolled, so that each read has a constant
+ * index and compiles to a load, where a loop called the architecture's
+ * argument accessor once per argument.
+ */
+static __always_inline void fprobe_link_save_args(u64 *words, struct ftrace_regs *fregs,
+						  u32 n)
+{
+	BUILD_BUG_ON(BPF_FPROBE_MULTI_ARGS_MAX != 6);
+	switch (n) {
+	case 6:
+		words[5] = ftrace_regs_get_argument(fregs, 5);
+		fallthrough;
+	case 5:
+		words[4] = ftrace_regs_get_argument(fregs, 4);
+		fallthrough;
+	case 4:
+		words[3] = ftrace_regs_get_argument(fregs, 3);
+		fallthrough;
+	case 3:
+		words[2] = ftrace_regs_get_argument(fregs, 2);
+		fallthrough;
+	case 2:
+		words[1] = ftrace_regs_get_argument(fregs, 1);
+		fallthrough;
+	case 1:
+		words[0] = ftrace_regs_get_argument(fregs, 0);
+		break;
+	}
+}
+
+static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
+			     unsigned long ret_ip, struct ftrace_regs *fregs,
+			     void *data)
+{
+	struct bpf_fprobe_link *link;
+	u64 *words = data;
+	u32 i, n;
+	int ret;
+
+	link = container_of(fp, struct bpf_fprobe_link, fp);
+	fprobe_link_save_args(words, fregs, link->saved_args);
+	/* the session data is whole words on the shadow stack */
+	n = DIV_ROUND_UP(link->session_size, sizeof(u64));
+	for (i = 0; i < n; i++)
+		words[link->saved_args + i] = 0;
+	if (link->mode == FPROBE_LINK_RETURN)
+		return 0;
+
+	ret = fprobe_link_prog_run(link, fentry_ip, fregs, false, words);
+	return link->mode == FPROBE_LINK_SESSION ? ret : 0;
+}
+
+static void fprobe_link_exit(struct fprobe *fp, unsigned long fentry_ip,
+			     unsigned long ret_ip, struct ftrace_regs *fregs,
+			     void *data)
+{
+	struct bpf_fprobe_link *link;
+
+	link = container_of(fp, struct bpf_fprobe_link, fp);
+	fprobe_link_prog_run(link, fentry_ip, fregs, true, data);
+}
+
+struct user_syms {
+	const char **syms;
+	char *buf;
+};
+
+static int copy_user_syms(struct user_syms *us, unsigned long __user *usyms, u32 cnt)
+{
+	unsigned long __user usymbol;
+	const char **syms = NULL;
+	char *buf = NULL, *p;
+	int err = -ENOMEM;
+	unsigned int i;
+
+	if (!access_ok(usyms, cnt * sizeof(*usyms)))
+		return -EFAULT;
+
+	syms = kvmalloc_array(cnt, sizeof(*syms), GFP_KERNEL);
+	if (!syms)
+		return -ENOMEM;
+
+	buf = kvmalloc_array(cnt, KSYM_NAME_LEN, GFP_KERNEL);
+	if (!buf)
+		goto error;
+
+	for (p = buf, i = 0; i < cnt; i++) {
+		if (__get_user(usymbol, usyms + i)) {
+			err = -EFAULT;
+			goto error;
+		}
+		err = strncpy_from_user(p, (const char __user *)usymbol, KSYM_NAME_LEN);
+		if (err == KSYM_NAME_LEN)
+			err = -E2BIG;
+		if (err < 0)
+			goto error;
+		syms[i] = p;
+		p += err + 1;
+	}
+
+	us->syms = syms;
+	us->buf = buf;
+	return 0;
+
+error:
+	kvfree(syms);
+	kvfree(buf);
+	return err;
+}
+
+static void multi_link_put_modules(struct module **mods, u32 cnt)
+{
+	u32 i;
+
+	for (i = 0; i < cnt; i++)
+		module_put(mods[i]);
+}
+
+static void free_user_syms(struct user_syms *us)
+{
+	kvfree(us->syms);
+	kvfree(us->buf);
+}
+
+static void bpf_fprobe_link_unhook(struct bpf_link *link)
+{
+	struct bpf_fprobe_link *flink;
+
+	flink = container_of(link, struct bpf_fprobe_link, link);
+	guard(mutex)(&flink->detach_lock);
+	if (flink->detached)
+		return;
+	unregister_fprobe(&flink->fp);
+	multi_link_put_modules(flink->mods, flink->mods_cnt);
+	flink->detached = true;
+}
+
+static void bpf_fprobe_link_release(struct bpf_link *link)
+{
+	bpf_fprobe_link_unhook(link);
+}
+
+static int bpf_fprobe_link_detach(struct bpf_link *link)
+{
+	bpf_fprobe_link_unhook(link);
+	return 0;
+}
+
+static void bpf_fprobe_link_dealloc(struct bpf_link *link)
+{
+	struct bpf_fprobe_link *flink;
+
+	flink = container_of(link, struct bpf_fprobe_link, link);
+	kvfree(flink->addrs);
+	kvfree(flink->cookies);
+	kfree(flink->mods);
+	kfree(flink);
+}
+
+/*
+ * The function arrays of link_info: as many as @ucount holds (-ENOSPC if
+ * that is not all), cookies as 0 when the link has none, and addresses as
+ * 0 unless kallsyms would show them to the caller.
+ */
+static int fprobe_link_fill_funcs(const struct bpf_fprobe_link *flink,
+				  u64 __user *uaddrs, u64 __user *ucookies,
+				  u32 ucount)
+{
+	bool show = kallsyms_show_value(current_cred());
+	int err = 0;
+	u32 i;
+
+	if (!uaddrs)
+		return 0;
+	if (ucount < flink->cnt)
+		err = -ENOSPC;
+	else
+		ucount = flink->cnt;
+
+	for (i = 0; i < ucount; i++) {
+		if (ucookies &&
+		    put_user(flink->cookies ? flink->cookies[i] : 0, ucookies + i))
+			return -EFAULT;
+		if (put_user(show ? flink->addrs[i] : 0, uaddrs + i))
+			return -EFAULT;
+	}
+	return err;
+}
+
+static int bpf_kprobe_multi_link_fill_link_info(const struct bpf_link *link,
+						struct bpf_link_info *info)
+{
+	u64 __user *ucookies = u64_to_user_ptr(info->kprobe_multi.cookies);
+	u64 __user *uaddrs = u64_to_user_ptr(info->kprobe_multi.addrs);
+	u32 ucount = info->kprobe_multi.count;
+	struct bpf_fprobe_link *flink;
+
+	if (!uaddrs ^ !ucount)
+		return -EINVAL;
+	if (ucookies && !ucount)
+		return -EINVAL;
+
+	flink = container_of(link, struct bpf_fprobe_link, link);
+	info->kprobe_multi.count = flink->cnt;
+	info->kprobe_multi.flags = flink->flags;
+	info->kprobe_multi.missed = fprobe_nmissed(&flink->fp);
+	return fprobe_link_fill_funcs(flink, uaddrs, ucookies, ucount);
+}
+
+static int bpf_fprobe_multi_link_fill_link_info(const struct bpf_link *link,
+						struct bpf_link_info *info)
+{
+	u64 __user *ucookies = u64_to_user_ptr(info->fprobe_multi.cookies);
+	u64 __user *uaddrs = u64_to_user_ptr(info->fprobe_multi.addrs);
+	u32 ucount = info->fprobe_multi.count;
+	struct bpf_fprobe_link *flink;
+
+	if (!uaddrs ^ !ucount)
+		return -EINVAL;
+	if (ucookies && !ucount)
+		return -EINVAL;
+
+	flink = container_of(link, struct bpf_fprobe_link, link);
+	info->fprobe_multi.count = flink->cnt;
+	info->fprobe_multi.flags = flink->flags;
+	info->fprobe_multi.missed = fprobe_nmissed(&flink->fp);
+	info->fprobe_multi.missed_stack =
+		atomic_long_read(&flink->fp.nmissed_stack);
+	info->fprobe_multi.session_size = flink->session_size;
+	info->fprobe_multi.saved_args = flink->saved_args;
+	return fprobe_link_fill_funcs(flink, uaddrs, ucookies, ucount);
+}
+
+#ifdef CONFIG_PROC_FS
+static void bpf_fprobe_multi_link_show_fdinfo(const struct bpf_link *link,
+					      struct seq_file *seq)
+{
+	static const char * const modes[] = {
+		[FPROBE_LINK_ENTRY] = "entry",
+		[FPROBE_LINK_RETURN] = "return",
+		[FPROBE_LINK_SESSION] = "session",
+	};
+	struct bpf_fprobe_link *flink;
+	u32 i;
+
+	flink = container_of(link, struct bpf_fprobe_link, link);
+	seq_printf(seq,
+		   "fprobe_cnt:\t%u\n"
+		   "flags:\t%s\n"
+		   "session_size:\t%u\n"
+		   "saved_args:\t%u\n"
+		   "missed:\t%lu\n"
+		   "missed_stack:\t%ld\n"
+		   "missed_recursion:\t%ld\n",
+		   flink->cnt, modes[flink->mode], flink->session_size,
+		   flink->saved_args, fprobe_nmissed(&flink->fp),
+		   atomic_long_read(&flink->fp.nmissed_stack),
+		   atomic_long_read(&flink->fp.nmissed_recursion));
+	seq_puts(seq, "cookie\tfunc\n");
+	for (i = 0; i < flink->cnt; i++)
+		seq_printf(seq, "%llu\t%ps\n",
+			   flink->cookies ? flink->cookies[i] : 0,
+			   (void *)flink->addrs[i]);
+}
+#endif
+
+/* kprobe.multi links keep the operations they had: no detach, no fdinfo. */
+static const struct bpf_link_ops bpf_kprobe_multi_link_lops = {
+	.release = bpf_fprobe_link_release,
+	.dealloc_deferred = bpf_fprobe_link_dealloc,
+	.fill_link_info = bpf_kprobe_multi_link_fill_link_info,
+};
+
+static const struct bpf_link_ops bpf_fprobe_multi_link_lops = {
+	.release = bpf_fprobe_link_release,
+	.detach = bpf_fprobe_link_detach,
+	.dealloc_deferred = bpf_fprobe_link_dealloc,
+	.fill_link_info = bpf_fprobe_multi_link_fill_link_info,
+#ifdef CONFIG_PROC_FS
+	.show_fdinfo = bpf_fprobe_multi_link_show_fdinfo,
+#endif
+};
+
+static int symbols_cmp_r(const void *a, const void *b, const void *priv)
+{
+	const char **str_a = (const char **)a;
+	const char **str_b = (const char **)b;
+
+	return strcmp(*str_a, *str_b);
+}
+
+struct multi_symbols_sort {
+	const char **funcs;
+	u64 *cookies;
+};
+
+static void symbols_swap_r(void *a, void *b, int size, const void *priv)
+{
+	const struct multi_symbols_sort *data = priv;
+	const char **name_a = a, **name_b = b;
+
+	swap(*name_a, *name_b);
+
+	/* If defined, swap also related cookies. */
+	if (data->cookies) {
+		u64 *cookie_a, *cookie_b;
+
+		cookie_a = data->cookies + (name_a - data->funcs);
+		cookie_b = data->cookies + (name_b - data->funcs);
+		swap(*cookie_a, *cookie_b);
+	}
+}
+
+struct modules_array {
+	struct module **mods;
+	int mods_cnt;
+	int mods_cap;
+};
+
+static int add_module(struct modules_array *arr, struct module *mod)
+{
+	struct module **mods;
+
+	if (arr->mods_cnt == arr->mods_cap) {
+		arr->mods_cap = max(16, arr->mods_cap * 3 / 2);
+		mods = krealloc_array(arr->mods, arr->mods_cap, sizeof(*mods), GFP_KERNEL);
+		if (!mods)
+			return -ENOMEM;
+		arr->mods = mods;
+	}
+
+	arr->mods[arr->mods_cnt] = mod;
+	arr->mods_cnt++;
+	return 0;
+}
+
+static bool has_module(struct modules_array *arr, struct module *mod)
+{
+	int i;
+
+	for (i = arr->mods_cnt - 1; i >= 0; i--) {
+		if (arr->mods[i] == mod)
+			return true;
+	}
+	return false;
+}
+
+static int get_modules_for_addrs(struct module ***mods, unsigned long *addrs, u32 addrs_cnt)
+{
+	struct modules_array arr = {};
+	u32 i, err = 0;
+
+	for (i = 0; i < addrs_cnt; i++) {
+		struct module *mod;
+
+		preempt_disable();
+		mod = __module_address(addrs[i]);
+		/* Either no module or we it's already stored  */
+		if (!mod || has_module(&arr, mod)) {
+			preempt_enable();
+			continue;
+		}
+		if (!try_module_get(mod))
+			err = -EINVAL;
+		preempt_enable();
+		if (err)
+			break;
+		err = add_module(&arr, mod);
+		if (err) {
+			module_put(mod);
+			break;
+		}
+	}
+
+	/* We return either err < 0 in case of error, ... */
+	if (err) {
+		multi_link_put_modules(arr.mods, arr.mods_cnt);
+		kfree(arr.mods);
+		return err;
+	}
+
+	/* or number of modules found if everything is ok. */
+	*mods = arr.mods;
+	return arr.mods_cnt;
+}
+
+static int addrs_check_error_injection_list(unsigned long *addrs, u32 cnt)
+{
+	u32 i;
+
+	for (i = 0; i < cnt; i++) {
+		if (!within_error_injection_list(addrs[i]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+struct fprobe_multi_sort {
+	unsigned long *addrs;
+	u64 *cookies;
+};
+
+static void fprobe_multi_addrs_swap(void *a, void *b, int size,
+				    const void *priv)
+{
+	const struct fprobe_multi_sort *s = priv;
+	unsigned long *addr_a = a, *addr_b = b;
+
+	if (s->cookies)
+		swap(s->cookies[addr_a - s->addrs], s->cookies[addr_b - s->addrs]);
+	swap(*addr_a, *addr_b);
+}
+
+static int fprobe_multi_addrs_cmp_r(const void *a, const void *b,
+				    const void *priv)
+{
+	return fprobe_link_addrs_cmp(a, b);
+}
+
+/*
+ * Resolves sorted symbol names. An unknown name gives -ENOENT, a known one
+ * that ftrace cannot trace gives -EOPNOTSUPP, a repeated one -EEXIST.
+ */
+static int fprobe_multi_lookup_syms(const char **syms, u32 cnt,
+				    unsigned long *addrs)
+{
+	u32 i;
+
+	for (i = 1; i < cnt; i++) {
+		if (!strcmp(syms[i - 1], syms[i]))
+			return -EEXIST;
+	}
+	if (!ftrace_lookup_symbols(syms, cnt, addrs))
+		return 0;
+	for (i = 0; i < cnt; i++) {
+		if (!addrs[i])
+			return kallsyms_lookup_name(syms[i]) ? -EOPNOTSUPP : -ENOENT;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Copies @cnt symbol names from user space, sorts them (with their cookies)
+ * and resolves them to @addrs: strictly for fprobe.multi, as ftrace does for
+ * the kprobe flavours (-ESRCH for any name it does not find).
+ */
+static int fprobe_link_copy_syms(void __user *usyms, u32 cnt,
+				 unsigned long *addrs, u64 *cookies, bool strict)
+{
+	struct multi_symbols_sort data = {
+		.cookies = cookies,
+	};
+	struct user_syms us;
+	int err;
+
+	err = copy_user_syms(&us, usyms, cnt);
+	if (err)
+		return err;
+	data.funcs = us.syms;
+	sort_r(us.syms, cnt, sizeof(*us.syms), symbols_cmp_r, symbols_swap_r,
+	       &data);
+	if (strict)
+		err = fprobe_multi_lookup_syms(us.syms, cnt, addrs);
+	else
+		err = ftrace_lookup_symbols(us.syms, cnt, addrs);
+	free_user_syms(&us);
+	return err;
+}
+
+/*
+ * Turns each address into the start of a traceable function (-EOPNOTSUPP if
+ * it is not one), then sorts them with their cookies (-EEXIST on repeats).
+ */
+static int fprobe_multi_check_addrs(unsigned long *addrs, u64 *cookies,
+				    u32 cnt)
+{
+	struct fprobe_multi_sort s = {
+		.addrs = addrs,
+		.cookies = cookies,
+	};
+	unsigned long ftrace_ip;
+	u32 i;
+
+	for (i = 0; i < cnt; i++) {
+		ftrace_ip = ftrace_location(addrs[i]);
+		if (!ftrace_ip)
+			return -EOPNOTSUPP;
+		addrs[i] = get_entry_ip(ftrace_ip);
+	}
+	sort_r(addrs, cnt, sizeof(*addrs), fprobe_multi_addrs_cmp_r,
+	       fprobe_multi_addrs_swap, &s);
+	for (i = 1; i < cnt; i++) {
+		if (addrs[i - 1] == addrs[i])
+			return -EEXIST;
+	}
+	return 0;
+}
+
+/* One attach request, in the terms of bpf_fprobe_link_attach(). */
+struct fprobe_link_req {
+	enum bpf_link_type type;
+	const struct bpf_link_ops *ops;
+	u32 flags;
+	enum fprobe_link_mode mode;
+	u32 cnt;
+	void __user *usyms;
+	void __user *uaddrs;
+	void __user *ucookies;
+	u32 session_size;
+	u32 saved_args;
+	bool strict;	/* fprobe.multi's checks of the functions */
+	bool pt_regs;
+};
+
+/*
+ * fprobe.multi checks the functions (sorted and unique); the kprobe
+ * flavours take addresses as given and only keep the cookies with them.
+ */
+static int fprobe_link_order_addrs(unsigned long *addrs, u64 *cookies, u32 cnt,
+				   bool strict)
+{
+	struct fprobe_multi_sort s = {
+		.addrs = addrs,
+		.cookies = cookies,
+	};
+
+	if (strict)
+		return fprobe_multi_check_addrs(addrs, cookies, cnt);
+	if (cookies)
+		sort_r(addrs, cnt, sizeof(*addrs), fprobe_multi_addrs_cmp_r,
+		       fprobe_multi_addrs_swap, &s);
+	return 0;
+}
+
+static int bpf_fprobe_link_attach(struct bpf_prog *prog,
+				  const struct fprobe_link_req *req)
+{
+	struct bpf_fprobe_link *link = NULL;
+	struct bpf_link_primer link_primer;
+	u32 cnt = req->cnt;
+	unsigned long *addrs;
+	u64 *cookies = NULL;
+	size_t data_size;
+	int err;
+
+	/* kprobe.multi is not allowed to be sleepable, nor is fprobe.multi. */
+	if (prog->sleepable)
+		return -EINVAL;
+	if (!!req->uaddrs == !!req->usyms)
+		return -EINVAL;
+	if (!cnt)
+		return -EINVAL;
+	if (cnt > MAX_KPROBE_MULTI_CNT)
+		return -E2BIG;
+
+	addrs = kvmalloc_array(cnt, sizeof(*addrs), GFP_KERNEL);
+	if (!addrs)
+		return -ENOMEM;
+
+	if (req->ucookies) {
+		cookies = kvmalloc_array(cnt, sizeof(*cookies), GFP_KERNEL);
+		if (!cookies) {
+			err = -ENOMEM;
+			goto error;
+		}
+		if (copy_from_user(cookies, req->ucookies, cnt * sizeof(*cookies))) {
+			err = -EFAULT;
+			goto error;
+		}
+	}
+
+	if (req->uaddrs) {
+		if (copy_from_user(addrs, req->uaddrs, cnt * sizeof(*addrs))) {
+			err = -EFAULT;
+			goto error;
+		}
+	} else {
+		err = fprobe_link_copy_syms(req->usyms, cnt, addrs, cookies,
+					    req->strict);
+		if (err)
+			goto error;
+	}
+	err = fprobe_link_order_addrs(addrs, cookies, cnt, req->strict);
+	if (err)
+		goto error;
+
+	/*
+	 * bpf_override_return() writes the program's pt_regs, which must then
+	 * be the ftrace_regs itself, not a copy (arm64, riscv).
+	 */
+	if (prog->kprobe_override &&
+	    !IS_ENABLED(CONFIG_HAVE_FTRACE_REGS_HAVING_PT_REGS)) {
+		err = -EOPNOTSUPP;
+		goto error;
+	}
+	if (prog->kprobe_override && addrs_check_error_injection_list(addrs, cnt)) {
+		err = -EINVAL;
+		goto error;
+	}
+
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link) {
+		err = -ENOMEM;
+		goto error;
+	}
+
+	mutex_init(&link->detach_lock);
+	bpf_link_init(&link->link, req->type, req->ops, prog);
+	err = bpf_link_prime(&link->link, &link_primer);
+	if (err)
+		goto error;
+
+	link->addrs = addrs;
+	link->cookies = cookies;
+	link->cnt = cnt;
+	link->flags = req->flags;
+	link->mode = req->mode;
+	link->session_size = req->session_size;
+	link->saved_args = req->saved_args;
+	link->pt_regs = req->pt_regs;
+
+	data_size = (req->saved_args +
+		     DIV_ROUND_UP(req->session_size, sizeof(u64))) * sizeof(u64);
+	if (req->mode != FPROBE_LINK_RETURN || data_size)
+		link->fp.entry_handler = fprobe_link_entry;
+	if (req->mode != FPROBE_LINK_ENTRY)
+		link->fp.exit_handler = fprobe_link_exit;
+	link->fp.entry_data_size = data_size;
+
+	err = get_modules_for_addrs(&link->mods, addrs, cnt);
+	if (err < 0) {
+		bpf_link_cleanup(&link_primer);
+		return err;
+	}
+	link->mods_cnt = err;
+
+	err = register_fprobe_ips(&link->fp, addrs, cnt);
+	if (err) {
+		multi_link_put_modules(link->mods, link->mods_cnt);
+		bpf_link_cleanup(&link_primer);
+		return err;
+	}
+
+	return bpf_link_settle(&link_primer);
+
+error:
+	kfree(link);
+	kvfree(addrs);
+	kvfree(cookies);
+	return err;
+}
+
+int bpf_kprobe_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *prog)
+{
+	struct fprobe_link_req req = {
+		.type = BPF_LINK_TYPE_KPROBE_MULTI,
+		.ops = &bpf_kprobe_multi_link_lops,
+		.flags = attr->link_create.kprobe_multi.flags,
+		.cnt = attr->link_create.kprobe_multi.cnt,
+		.usyms = u64_to_user_ptr(attr->link_create.kprobe_multi.syms),
+		.uaddrs = u64_to_user_ptr(attr->link_create.kprobe_multi.addrs),
+		.ucookies = u64_to_user_ptr(attr->link_create.kprobe_multi.cookies),
+		.pt_regs = true,
+	};
+
+	/* no support for 32bit archs yet */
+	if (sizeof(u64) != sizeof(void *))
+		return -EOPNOTSUPP;
+	if (attr->link_create.flags || !is_kprobe_multi(prog))
+		return -EINVAL;
+	if (req.flags & ~BPF_F_KPROBE_MULTI_RETURN)
+		return -EINVAL;
+
+	if (req.flags & BPF_F_KPROBE_MULTI_RETURN)
+		req.mode = FPROBE_LINK_RETURN;
+	else if (is_kprobe_session(prog))
+		req.mode = FPROBE_LINK_SESSION;
+	else
+		req.mode = FPROBE_LINK_ENTRY;
+	/* bpf_session_cookie() */
+	if (is_kprobe_session(prog))
+		req.session_size = sizeof(u64);
+	return bpf_fprobe_link_attach(prog, &req);
+}
+
+/*
+ * Errors: -EPERM without CAP_BPF and CAP_PERFMON; -EINVAL for a program of
+ * another attach type, a sleepable one, unknown flags, syms and addrs both
+ * given or both missing, a zero cnt, or session_size/saved_args that the
+ * flags do not use; -E2BIG when cnt, session_size or saved_args is over its
+ * limit; -ENOENT for an unknown symbol; -EOPNOTSUPP for a function that
+ * ftrace cannot trace; -EEXIST for a function given twice.
+ */
+int bpf_fprobe_multi_link_attach(const union bpf_attr *attr,
+				 struct bpf_prog *prog)
+{
+	struct fprobe_link_req req = {
+		.type = BPF_LINK_TYPE_FPROBE_MULTI,
+		.ops = &bpf_fprobe_multi_link_lops,
+		.flags = attr->link_create.fprobe_multi.flags,
+		.cnt = attr->link_create.fprobe_multi.cnt,
+		.usyms = u64_to_user_ptr(attr->link_create.fprobe_multi.syms),
+		.uaddrs = u64_to_user_ptr(attr->link_create.fprobe_multi.addrs),
+		.ucookies = u64_to_user_ptr(attr->link_create.fprobe_multi.cookies),
+		.session_size = attr->link_create.fprobe_multi.session_size,
+		.saved_args = attr->link_create.fprobe_multi.saved_args,
+		.strict = true,
+	};
+
+	if (sizeof(u64) != sizeof(void *))
+		return -EOPNOTSUPP;
+	if (!bpf_capable() || !perfmon_capable())
+		return -EPERM;
+	if (attr->link_create.flags || !bpf_prog_ctx_is_ftrace_regs(prog))
+		return -EINVAL;
+	if ((req.flags & ~FPROBE_MULTI_FLAGS) || req.flags == FPROBE_MULTI_FLAGS)
+		return -EINVAL;
+
+	if (req.flags & BPF_F_FPROBE_MULTI_SESSION)
+		req.mode = FPROBE_LINK_SESSION;
+	else if (req.flags & BPF_F_FPROBE_MULTI_RETURN)
+		req.mode = FPROBE_LINK_RETURN;
+	else
+		req.mode = FPROBE_LINK_ENTRY;
+
+	if (req.session_size && req.mode != FPROBE_LINK_SESSION)
+		return -EINVAL;
+	if (req.session_size > BPF_FPROBE_MULTI_SESSION_MAX)
+		return -E2BIG;
+	if (req.saved_args && req.mode == FPROBE_LINK_ENTRY)
+		return -EINVAL;
+	if (req.saved_args > FPROBE_MULTI_REG_ARGS)
+		return -E2BIG;
+	return bpf_fprobe_link_attach(prog, &req);
+}
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_fprobe_arg - read an argument of the traced function
+ * @ctx: the program's context
+ * @n: the argument's index, from 0
+ * @value: where the argument goes (0 on error)
+ *
+ * At exit, the argument is the one saved at entry.
+ *
+ * Return: 0; -EINVAL if @n is past the register arguments; at exit, -ENOENT
+ * if the link does not save argument @n.
+ */
+__bpf_kfunc int bpf_fprobe_arg(struct ftrace_regs *ctx, u32 n, u64 *value)
+{
+	struct bpf_fprobe_run_ctx *run_ctx = fprobe_link_run_ctx();
+
+	*value = 0;
+	if (n >= FPROBE_MULTI_REG_ARGS)
+		return -EINVAL;
+	if (!run_ctx->session_ctx.is_return) {
+		*value = ftrace_regs_get_argument(ctx, n);
+		return 0;
+	}
+	if (n >= run_ctx->link->saved_args)
+		return -ENOENT;
+	*value = run_ctx->args[n];
+	return 0;
+}
+
+/**
+ * bpf_fprobe_ret - read the traced function's return value
+ * @ctx: the program's context
+ * @value: where the value goes (0 on error)
+ *
+ * Return: 0, or -EOPNOTSUPP at entry.
+ */
+__bpf_kfunc int bpf_fprobe_ret(struct ftrace_regs *ctx, u64 *value)
+{
+	if (!fprobe_link_run_ctx()->session_ctx.is_return) {
+		*value = 0;
+		return -EOPNOTSUPP;
+	}
+	*value = ftrace_regs_get_return_value(ctx);
+	return 0;
+}
+
+/**
+ * bpf_fprobe_func_ip - the address of the traced function
+ * @ctx: the program's context
+ *
+ * Return: the function's start address, at entry and at exit.
+ */
+__bpf_kfunc u64 bpf_fprobe_func_ip(struct ftrace_regs *ctx)
+{
+	return fprobe_run_ctx_entry_ip(fprobe_link_run_ctx());
+}
+
+/**
+ * bpf_fprobe_is_return - whether the program runs at function exit
+ * @ctx: the program's context
+ *
+ * Return: true at exit, false at entry.
+ */
+__bpf_kfunc bool bpf_fprobe_is_return(struct ftrace_regs *ctx)
+{
+	return fprobe_link_run_ctx()->session_ctx.is_return;
+}
+
+/**
+ * bpf_fprobe_session_data - the data shared by a session's entry and exit
+ * @ctx: the program's context
+ * @rdwr_buf_size: bytes the program will access, a constant
+ *
+ * The data is zeroed before the entry run of each call.
+ *
+ * Return: the data, or NULL if @rdwr_buf_size is 0 or more than the link's
+ * session_size.
+ */
+__bpf_kfunc u8 *bpf_fprobe_session_data(struct ftrace_regs *ctx,
+					u32 rdwr_buf_size)
+{
+	struct bpf_fprobe_run_ctx *run_ctx = fprobe_link_run_ctx();
+	struct bpf_fprobe_link *link = run_ctx->link;
+
+	if (!rdwr_buf_size || rdwr_buf_size > link->session_size)
+		return NULL;
+	return run_ctx->session_ctx.data;
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(fprobe_multi_kfunc_set_ids)
+BTF_ID_FLAGS(func, bpf_fprobe_arg)
+BTF_ID_FLAGS(func, bpf_fprobe_ret)
+BTF_ID_FLAGS(func, bpf_fprobe_func_ip)
+BTF_ID_FLAGS(func, bpf_fprobe_is_return)
+BTF_ID_FLAGS(func, bpf_fprobe_session_data, KF_RET_NULL)
+BTF_KFUNCS_END(fprobe_multi_kfunc_set_ids)
+
+static int bpf_fprobe_multi_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	if (!btf_id_set8_contains(&fprobe_multi_kfunc_set_ids, kfunc_id))
+		return 0;
+	return bpf_prog_ctx_is_ftrace_regs(prog) ? 0 : -EACCES;
+}
+
+static const struct btf_kfunc_id_set bpf_fprobe_multi_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &fprobe_multi_kfunc_set_ids,
+	.filter = bpf_fprobe_multi_filter,
+};
+
+static int __init bpf_fprobe_multi_kfuncs_init(void)
+{
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_KPROBE,
+					 &bpf_fprobe_multi_kfunc_set);
+}
+
+late_initcall(bpf_fprobe_multi_kfuncs_init);
