@@ -14,6 +14,9 @@
 #                    attach times and memory on both (results in build/bench)
 #   make refresh-patches   export commits made in build/linux back to
 #                    patches/ and the overlay
+#   make export      the series as a proposal: git format-patch and a
+#                    cover letter in build/export (make test applies it to
+#                    the pristine base and builds every patch)
 #   make FLAVOUR=debug ...  the same with KASAN, lockdep and kmemleak
 #
 # Every stage prints its name and duration; see README.md.
@@ -38,7 +41,7 @@ STAGE := $(TOP)/scripts/stage.sh
 export BUILD := $(B)
 
 .PHONY: all deps apply config kernel tools progs initramfs demo test check bench \
-	refresh-patches clean distclean
+	refresh-patches export clean distclean
 
 all: initramfs
 
@@ -80,6 +83,9 @@ check: apply
 
 refresh-patches:
 	@scripts/tree.sh refresh
+
+export: apply
+	@$(STAGE) export -- scripts/export.sh format
 
 clean:
 	rm -rf $(B)/kbuild $(B)/kbuild-debug $(B)/user-* $(B)/logs $(B)/*.cpio.gz

@@ -3,7 +3,9 @@
 # series and every C source and header this project owns: the kernel
 # overlay, selftests/, bpf-progs/ and bench/. Any error, warning or check fails.
 # Then scripts/clang-check.sh: the kernel files the series changes, built
-# with clang-19 at W=1 (a warning in a line the series added fails).
+# with clang-19 at W=1 (a warning in a line the series added fails), and
+# scripts/arch-check.sh: the series' code for arm64, riscv, s390,
+# LoongArch, powerpc, arm and i386.
 #
 # usage: check.sh [-r RESULTS]   (appends "ok|not ok check:FILE" lines)
 set -uo pipefail
@@ -71,4 +73,8 @@ echo "check: $n file(s), $([ $fail -eq 0 ] && echo clean || echo FAILED)"
 
 # The kernel files the series changes, built with clang-19 at W=1.
 "$TOP/scripts/clang-check.sh" -r "$results" || fail=1
+
+# The series' code for the other architectures (objects only).
+# ARCH_CHECK=series (make test) builds only the series' objects there.
+"$TOP/scripts/arch-check.sh" -r "$results" ${ARCH_CHECK:+-s} || fail=1
 exit $fail

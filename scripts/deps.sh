@@ -11,6 +11,9 @@ PKGS=(
 	libelf-dev libssl-dev libcap-dev zlib1g-dev libzstd-dev
 	cpio busybox-static bash-static qemu-system-x86 python3 perl
 	xz-utils kmod gnuplot-nox python3-ply python3-git
+	# scripts/arch-check.sh (LoongArch builds with clang-19)
+	gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu gcc-s390x-linux-gnu
+	gcc-powerpc64le-linux-gnu gcc-arm-linux-gnueabihf
 )
 
 installed() {

@@ -38,9 +38,20 @@ if ! make --no-print-directory FLAVOUR="$flavour" all; then
 fi
 echo "ok build" >>"$R"
 
-"$STAGE" checkpatch -- scripts/check.sh -r "$R"
+# The other architectures build only the series' objects here (make check
+# builds all of kernel/trace/ and kernel/bpf/ for them).
+ARCH_CHECK=series "$STAGE" checkpatch -- scripts/check.sh -r "$R"
 
 "$STAGE" host-tests -- scripts/host-tests.sh -r "$R" -u "$B/user-$flavour"
+
+# The series as exported: git am on the pristine base, every patch built.
+if [ "$flavour" = default ]; then
+	if "$STAGE" export -- scripts/export.sh format; then
+		"$STAGE" export-check -- scripts/export.sh check -r "$R"
+	else
+		echo "not ok export:format" >>"$R"
+	fi
+fi
 
 kb=$B/kbuild
 [ "$flavour" = debug ] && kb=$B/kbuild-debug
