@@ -73,8 +73,8 @@ one() {
 	: >"$log"
 	# shellcheck disable=SC2086
 	make -C "$L" O="$O" $vars -s "$defconfig" >>"$log" 2>&1 &&
-		"$L/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" \
-			"$TOP/configs/fprobe-multi.config" >>"$log" 2>&1 &&
+		(cd "$O" && "$L/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" \
+			"$TOP/configs/fprobe-multi.config") >>"$log" 2>&1 &&
 		make -C "$L" O="$O" $vars -s olddefconfig >>"$log" 2>&1 || {
 		echo "not ok arch:$name (config, see $log)" | tee -a "$results"
 		return 1
