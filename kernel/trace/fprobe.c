@@ -58,8 +58,10 @@
  * rcu_read_lock(); unregister_fprobe() waits for them with
  * synchronize_rcu() before it frees anything. That wait covers only
  * handlers that run where RCU is watching, so every callback returns at
- * once where it is not: such a call is not seen by the fprobes on the
- * function (an fprobe without exit handler counts it in nmissed).
+ * once where it is not (fgraph calls its owners there too): such a call
+ * is not seen by the fprobes on the function (an fprobe without exit
+ * handler counts it in nmissed), and such an exit stays pending, to be
+ * counted in nmissed at unregister.
  */
 #define pr_fmt(fmt) "fprobe: " fmt
 
@@ -266,6 +268,9 @@ static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 	/* FPROBE needs an architecture that hands fgraph its registers */
 	if (WARN_ON_ONCE(!fregs))
 		return 0;
+	/* synchronize_rcu() in unregister_fprobe() does not wait for us */
+	if (unlikely(!rcu_is_watching()))
+		return 0;
 
 	rcu_read_lock();
 	list = rhltable_lookup(&fprobe_ip_table, &ip, fprobe_rht_params);
@@ -332,6 +337,9 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 		return;
 	}
 	if (WARN_ON_ONCE(!fregs))
+		return;
+	/* no fprobe can be looked up: the headers stay pending */
+	if (unlikely(!rcu_is_watching()))
 		return;
 	size /= sizeof(long);
 	ret_ip = ftrace_regs_get_instruction_pointer(fregs);

@@ -49,6 +49,12 @@
  *                 threads' frames were pushed for. The threads stay.
  *   release       releases the threads of "stale": the test has made the
  *                 function_graph tracer that next user meanwhile.
+ *   rcuoff N      fpm_test_rcu_off(20) enters an RCU extended quiescent
+ *                 state, as code on the way into idle does, and so returns
+ *                 where RCU is not watching; fpm_test_inner(1) follows. With
+ *                 N = 1 an fprobe with an exit handler is on the first: it
+ *                 cannot look itself up at that return, so the exit stays
+ *                 pending and unregister_fprobe() counts it as missed.
  *   regs          (x86-64) fpm_test_regs() called with a known value in
  *                 every register a caller can set, with no fprobe of the
  *                 module's own: a BPF program on it can tell which pt_regs
@@ -59,6 +65,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/context_tracking.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -358,6 +365,48 @@ static int run_migrate(void)
 		return err;
 	snprintf(extra, sizeof(extra), " ret=%d entry_cpu=%d exit_cpu=%d",
 		 ret, cnt.entry_cpu, cnt.exit_cpu);
+	report(&fp, extra);
+	return 0;
+}
+
+/*
+ * Returns where RCU is not watching, as a function on the way into idle
+ * does: the caller has interrupts off and ends the quiescent state.
+ */
+noinline int fpm_test_rcu_off(int arg)
+{
+	ct_idle_enter();
+	return 2 * arg + READ_ONCE(fpm_one);
+}
+
+static int run_rcuoff(int probe)
+{
+	struct fprobe fp = {
+		.entry_handler = block_entry,
+		.exit_handler = block_exit,
+		.entry_data_size = sizeof(long),
+	};
+	unsigned long addr = (unsigned long)fpm_test_rcu_off;
+	unsigned long flags;
+	char extra[64];
+	int ret, inner;
+
+	if (probe) {
+		ret = register_fprobe_ips(&fp, &addr, 1);
+		if (ret)
+			return ret;
+	}
+	local_irq_save(flags);
+	ret = fpm_test_rcu_off(20);
+	ct_idle_exit();
+	local_irq_restore(flags);
+	inner = fpm_test_inner(1);
+	snprintf(extra, sizeof(extra), " ret=%d inner=%d", ret, inner);
+	if (!probe) {
+		snprintf(fpm_result, sizeof(fpm_result), "%s\n", extra + 1);
+		return 0;
+	}
+	unregister_fprobe(&fp);
 	report(&fp, extra);
 	return 0;
 }
@@ -846,6 +895,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_unregister2();
 	else if (!strcmp(name, "pool") && arg > 0 && arg <= 1024)
 		ret = run_pool(arg);
+	else if (!strcmp(name, "rcuoff") && (arg == 0 || arg == 1))
+		ret = run_rcuoff(arg);
 	else if (!strcmp(name, "regs"))
 		ret = run_regs();
 	else if (!strcmp(name, "stale") && arg > 0 && arg <= 1024)

@@ -12,6 +12,12 @@
  * print a return of fpm_test_recurse(), which only fprobe traces: fgraph
  * used to mark every frame with slot 0's bit, so the owner of slot 0 got
  * the return of every call (funcgraph-tail names the function).
+ *
+ * rcu_off_return: fpm_test_rcu_off() returns where RCU is not watching
+ * (fpm_test rcuoff 0), under set_graph_notrace. Its return must still
+ * reach the tracer, which clears its notrace state there: fgraph used to
+ * skip such returns, and the task's later calls (fpm_test_inner()) were
+ * then never traced again.
  */
 #include <sys/stat.h>
 #include "test_progs.h"
@@ -146,6 +152,39 @@ out:
 		remove_instance(made);
 }
 
+static void rcu_off_return(void)
+{
+	static char trace[16384];
+	char buf[64];
+
+	if (!ASSERT_OK(write_file(TRACEFS "set_ftrace_filter", "fpm_test_rcu_off"),
+		       "filter function_graph to fpm_test_rcu_off") ||
+	    !ASSERT_OK(append_file(TRACEFS "set_ftrace_filter", "fpm_test_inner"),
+		       "and to fpm_test_inner") ||
+	    !ASSERT_OK(write_file(TRACEFS "set_graph_notrace", "fpm_test_rcu_off"),
+		       "set_graph_notrace fpm_test_rcu_off"))
+		goto cleanup;
+	ASSERT_OK(write_file(TRACEFS "tracing_on", "1"), "tracing_on");
+	if (!ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
+		       "start the function_graph tracer"))
+		goto cleanup;
+	ASSERT_OK(write_file(TRACEFS "trace", ""), "clear the trace buffer");
+	if (!ASSERT_OK(fpm_run("rcuoff 0", buf, sizeof(buf)), "fpm_test rcuoff 0"))
+		goto cleanup;
+	ASSERT_OK(write_file(TRACEFS "tracing_on", "0"), "tracing_off");
+	ASSERT_STREQ(buf, "ret=41 inner=2\n", "fpm_test rcuoff 0 result");
+	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
+		goto cleanup;
+	ASSERT_EQ(count_substr(trace, "fpm_test_rcu_off"), 0, "the notrace function not traced");
+	ASSERT_EQ(count_substr(trace, "fpm_test_inner"), 1,
+		  "the call after the notrace one traced");
+cleanup:
+	write_file(TRACEFS "current_tracer", "nop");
+	write_file(TRACEFS "tracing_on", "1");
+	write_file(TRACEFS "set_graph_notrace", "");
+	write_file(TRACEFS "set_ftrace_filter", "");
+}
+
 void test_fgraph_tracer(void)
 {
 	if (test__start_subtest("retval"))
@@ -154,4 +193,6 @@ void test_fgraph_tracer(void)
 		run(true);
 	if (test__start_subtest("slot_zero"))
 		slot_zero();
+	if (test__start_subtest("rcu_off_return"))
+		rcu_off_return();
 }

@@ -8,7 +8,8 @@
  * lost), and the next user of their fgraph slot not seeing their returns;
  * filling the shadow stack, and sharing it with the
  * function_graph tracer; registering and unregistering while calls run, and
- * tasks without shadow stack that find fgraph's pool empty.
+ * tasks without shadow stack that find fgraph's pool empty; a return
+ * where RCU is not watching, counted as missed.
  */
 #include "test_progs.h"
 #include "helpers.h"
@@ -224,6 +225,19 @@ static void test_pool_empty(void)
 		  field("entries"), field("stack"));
 }
 
+/*
+ * fpm_test_rcu_off() returns where RCU is not watching: fprobe cannot look
+ * its fprobes up there, so the exit stays pending and is counted as missed
+ * when the fprobe goes; the caller goes on unharmed.
+ */
+static void test_rcu_off(void)
+{
+	if (!run("rcuoff 1"))
+		return;
+	check_fields("entries=1 exits=0 bad_data=0 bad_ret=0 nmissed=1 stack=0 recursion=0");
+	check_fields("ret=41 inner=2");
+}
+
 void test_fprobe_fgraph(void)
 {
 	if (!ASSERT_OK(access(FPM_RUN, W_OK), "fpm_test module loaded"))
@@ -250,4 +264,6 @@ void test_fprobe_fgraph(void)
 		test_unregister_race();
 	if (test__start_subtest("pool_empty"))
 		test_pool_empty();
+	if (test__start_subtest("rcu_off_return"))
+		test_rcu_off();
 }
