@@ -33,6 +33,8 @@ const struct fentry_args fentry_test_args[8] = {
 	{ 0 },
 };
 
+const int fentry_test_nargs[8] = { 1, 2, 3, 4, 5, 6, 1, 1 };
+
 __u64 fentry_arg_bits(__u64 v, int bits)
 {
 	return bits == 64 ? v : v & ((1ULL << bits) - 1);

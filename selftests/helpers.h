@@ -35,6 +35,8 @@ struct fentry_args {
 };
 
 extern const struct fentry_args fentry_test_args[8];
+/* Their argument counts by BTF (bpf_get_func_arg_cnt()). */
+extern const int fentry_test_nargs[8];
 /* The low @bits bits of @v. */
 __u64 fentry_arg_bits(__u64 v, int bits);
 

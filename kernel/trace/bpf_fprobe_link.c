@@ -31,7 +31,11 @@
  *
  * fprobe.multi programs get no pt_regs on a hit. The helpers that need one
  * (stack walks, perf output) make the view on their first call in a run,
- * see bpf_fprobe_link_regs().
+ * see bpf_fprobe_link_regs(). They may also use the accessors of fentry and
+ * fexit programs (bpf_get_func_arg(), bpf_get_func_ret(),
+ * bpf_get_func_arg_cnt()) and kprobe.session's kfuncs, with the same
+ * meaning: the link records each function's argument count from BTF, see
+ * fprobe_link_btf_nargs().
  *
  * cookies[], if given, is kept in the order of addrs[], sorted by address,
  * so a run looks its cookie up by the function's address.
@@ -58,6 +62,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/stringhash.h>
 #include <linux/trace_events.h>
 #include <linux/uaccess.h>
 
@@ -89,6 +94,7 @@ struct bpf_fprobe_link {
 	enum fprobe_link_mode mode;
 	u32 session_size;
 	u32 saved_args;
+	u8 *nargs;		/* per function, fprobe.multi only */
 	bool pt_regs;		/* the kprobe flavours */
 	u32 mods_cnt;
 	struct module **mods;
@@ -107,6 +113,11 @@ struct bpf_fprobe_run_ctx {
 	unsigned long fentry_ip;
 	unsigned long entry_ip;
 	u64 *args;
+	/* the function's argument count, on demand */
+	u8 nargs;
+	bool nargs_known;
+	/* bpf_session_cookie() of a run without session data: this run's */
+	u64 cookie;
 };
 
 static struct bpf_fprobe_run_ctx *fprobe_link_run_ctx(void)
@@ -159,6 +170,26 @@ static int fprobe_link_addrs_cmp(const void *a, const void *b)
 	return *addr_a < *addr_b ? -1 : 1;
 }
 
+/* The run's function's argument count in registers, looked up once. */
+static u32 fprobe_run_ctx_nargs(struct bpf_fprobe_run_ctx *run_ctx)
+{
+	struct bpf_fprobe_link *link = run_ctx->link;
+	unsigned long *addr, ip;
+
+	if (run_ctx->nargs_known)
+		return run_ctx->nargs;
+	run_ctx->nargs = FPROBE_MULTI_REG_ARGS;
+	if (link->nargs) {
+		ip = fprobe_run_ctx_entry_ip(run_ctx);
+		addr = bsearch(&ip, link->addrs, link->cnt, sizeof(*addr),
+			       fprobe_link_addrs_cmp);
+		if (addr)
+			run_ctx->nargs = link->nargs[addr - link->addrs];
+	}
+	run_ctx->nargs_known = true;
+	return run_ctx->nargs;
+}
+
 u64 bpf_fprobe_link_cookie(struct bpf_run_ctx *ctx)
 {
 	struct bpf_fprobe_run_ctx *run_ctx;
@@ -204,6 +235,9 @@ static int fprobe_link_prog_run(struct bpf_fprobe_link *link,
 
 	/* fprobe handlers run with preemption disabled. */
 	cant_sleep();
+	/* bpf_session_cookie() of a program tail-called from one without */
+	if (!link->session_size)
+		run_ctx.session_ctx.data = &run_ctx.cookie;
 
 	if (unlikely(__this_cpu_inc_return(bpf_prog_active) != 1)) {
 		bpf_prog_inc_misses_counter(link->link.prog);
@@ -378,6 +412,7 @@ static void bpf_fprobe_link_dealloc(struct bpf_link *link)
 	flink = container_of(link, struct bpf_fprobe_link, link);
 	kvfree(flink->addrs);
 	kvfree(flink->cookies);
+	kvfree(flink->nargs);
 	kfree(flink->mods);
 	kfree(flink);
 }
@@ -721,6 +756,155 @@ static int fprobe_multi_check_addrs(unsigned long *addrs, u64 *cookies,
 	return 0;
 }
 
+/*
+ * Argument counts from BTF. bpf_get_func_arg_cnt() gives, and
+ * bpf_get_func_arg() and bpf_fprobe_arg() stop at, the number of argument
+ * registers of the function, counted as a trampoline counts them: a struct
+ * of up to 16 bytes takes two. The link looks them up once, at attach:
+ * each function's name from kallsyms, hashed, then one walk over the FUNCs
+ * of vmlinux's BTF and of each module's, matching by name within the
+ * function's own BTF. A function without BTF, or with a prototype that BTF
+ * cannot describe to a trampoline either, or whose name has prototypes of
+ * different counts, gets the register maximum, as does a count above it.
+ */
+#define FPROBE_NARGS_UNSET	U8_MAX
+
+struct fprobe_link_fn {
+	u32 hash;
+	u32 idx;
+	struct module *mod;
+};
+
+static u32 fprobe_link_name_hash(const char *name)
+{
+	return full_name_hash(NULL, name, strlen(name));
+}
+
+static int fprobe_link_fn_cmp(const void *a, const void *b)
+{
+	const struct fprobe_link_fn *x = a, *y = b;
+
+	if (x->hash == y->hash)
+		return 0;
+	return x->hash < y->hash ? -1 : 1;
+}
+
+static u8 fprobe_link_btf_count(const struct btf *btf, const struct btf_type *func)
+{
+	const struct btf_type *proto = btf_type_by_id(btf, func->type);
+	struct btf_func_model m;
+	u32 i, regs = 0;
+
+	if (!proto || !btf_type_is_func_proto(proto) ||
+	    btf_distill_func_proto(NULL, (struct btf *)btf, proto, NULL, &m))
+		return FPROBE_MULTI_REG_ARGS;
+	for (i = 0; i < m.nr_args; i++)
+		regs += DIV_ROUND_UP(m.arg_size[i], sizeof(u64));
+	return min_t(u32, regs, FPROBE_MULTI_REG_ARGS);
+}
+
+/* Give the functions of @mod named like BTF FUNC @t the count of @t. */
+static void fprobe_link_btf_match(const struct bpf_fprobe_link *link,
+				  const struct btf *btf, const struct btf_type *t,
+				  const struct module *mod,
+				  const struct fprobe_link_fn *fns, u32 n)
+{
+	const char *name = btf_name_by_offset(btf, t->name_off);
+	struct fprobe_link_fn key = { .hash = fprobe_link_name_hash(name) };
+	const struct fprobe_link_fn *fn;
+	char sym[KSYM_NAME_LEN];
+	u8 count, *nargs;
+
+	fn = bsearch(&key, fns, n, sizeof(*fns), fprobe_link_fn_cmp);
+	if (!fn)
+		return;
+	while (fn > fns && fn[-1].hash == key.hash)
+		fn--;
+	for (; fn < fns + n && fn->hash == key.hash; fn++) {
+		if (fn->mod != mod || lookup_symbol_name(link->addrs[fn->idx], sym) ||
+		    strcmp(sym, name))
+			continue;
+		count = fprobe_link_btf_count(btf, t);
+		nargs = &link->nargs[fn->idx];
+		if (*nargs == FPROBE_NARGS_UNSET)
+			*nargs = count;
+		else if (*nargs != count)
+			*nargs = FPROBE_MULTI_REG_ARGS;
+	}
+}
+
+/* Walk the FUNCs that @btf adds to its base, for the functions of @mod. */
+static void fprobe_link_btf_walk(const struct bpf_fprobe_link *link,
+				 const struct btf *btf, u32 start,
+				 const struct module *mod,
+				 const struct fprobe_link_fn *fns, u32 n)
+{
+	u32 id, total = btf_nr_types(btf);
+
+	for (id = start; id < total; id++) {
+		const struct btf_type *t = btf_type_by_id(btf, id);
+
+		if (btf_type_is_func(t))
+			fprobe_link_btf_match(link, btf, t, mod, fns, n);
+		if (!(id % 4096))
+			cond_resched();
+	}
+}
+
+/* Hash the name of each function and note its module; returns how many. */
+static u32 fprobe_link_name_fns(const struct bpf_fprobe_link *link,
+				struct fprobe_link_fn *fns)
+{
+	char sym[KSYM_NAME_LEN];
+	u32 i, n = 0;
+
+	for (i = 0; i < link->cnt; i++) {
+		if (lookup_symbol_name(link->addrs[i], sym))
+			continue;
+		fns[n].hash = fprobe_link_name_hash(sym);
+		fns[n].idx = i;
+		preempt_disable();
+		fns[n].mod = __module_address(link->addrs[i]);
+		preempt_enable();
+		n++;
+	}
+	sort(fns, n, sizeof(*fns), fprobe_link_fn_cmp, NULL);
+	return n;
+}
+
+static int fprobe_link_btf_nargs(struct bpf_fprobe_link *link)
+{
+	struct btf *vmlinux = bpf_get_btf_vmlinux(), *btf;
+	struct fprobe_link_fn *fns;
+	u32 i, n;
+
+	link->nargs = kvmalloc_array(link->cnt, sizeof(*link->nargs), GFP_KERNEL);
+	fns = kvmalloc_array(link->cnt, sizeof(*fns), GFP_KERNEL);
+	if (!link->nargs || !fns) {
+		kvfree(fns);
+		return -ENOMEM;
+	}
+	memset(link->nargs, FPROBE_NARGS_UNSET, link->cnt);
+	n = fprobe_link_name_fns(link, fns);
+	if (!IS_ERR_OR_NULL(vmlinux)) {
+		fprobe_link_btf_walk(link, vmlinux, 1, NULL, fns, n);
+		for (i = 0; i < link->mods_cnt; i++) {
+			btf = btf_get_module_btf(link->mods[i]);
+			if (IS_ERR_OR_NULL(btf))
+				continue;
+			fprobe_link_btf_walk(link, btf, btf_nr_types(vmlinux),
+					     link->mods[i], fns, n);
+			btf_put(btf);
+		}
+	}
+	kvfree(fns);
+	for (i = 0; i < link->cnt; i++) {
+		if (link->nargs[i] == FPROBE_NARGS_UNSET)
+			link->nargs[i] = FPROBE_MULTI_REG_ARGS;
+	}
+	return 0;
+}
+
 /* One attach request, in the terms of bpf_fprobe_link_attach(). */
 struct fprobe_link_req {
 	enum bpf_link_type type;
@@ -859,6 +1043,15 @@ static int bpf_fprobe_link_attach(struct bpf_prog *prog,
 	}
 	link->mods_cnt = err;
 
+	if (req->strict) {
+		err = fprobe_link_btf_nargs(link);
+		if (err) {
+			multi_link_put_modules(link->mods, link->mods_cnt);
+			bpf_link_cleanup(&link_primer);
+			return err;
+		}
+	}
+
 	err = register_fprobe_ips(&link->fp, addrs, cnt);
 	if (err) {
 		multi_link_put_modules(link->mods, link->mods_cnt);
@@ -911,10 +1104,14 @@ int bpf_kprobe_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *pr
 /*
  * Errors: -EPERM without CAP_BPF and CAP_PERFMON; -EINVAL for a program of
  * another attach type, a sleepable one, unknown flags, syms and addrs both
- * given or both missing, a zero cnt, or session_size/saved_args that the
- * flags do not use; -E2BIG when cnt, session_size or saved_args is over its
- * limit; -ENOENT for an unknown symbol; -EOPNOTSUPP for a function that
- * ftrace cannot trace; -EEXIST for a function given twice.
+ * given or both missing, a zero cnt, session_size/saved_args that the
+ * flags do not use, or a program that calls bpf_session_cookie() on a link
+ * that is not a session; -E2BIG when cnt, session_size or saved_args is
+ * over its limit; -ENOENT for an unknown symbol; -EOPNOTSUPP for a function
+ * that ftrace cannot trace; -EEXIST for a function given twice.
+ *
+ * A session whose program calls bpf_session_cookie() gets at least 8 bytes
+ * of session data: the cookie is their first 8.
  */
 int bpf_fprobe_multi_link_attach(const union bpf_attr *attr,
 				 struct bpf_prog *prog)
@@ -956,7 +1153,48 @@ int bpf_fprobe_multi_link_attach(const union bpf_attr *attr,
 		return -EINVAL;
 	if (req.saved_args > FPROBE_MULTI_REG_ARGS)
 		return -E2BIG;
+	/* bpf_session_cookie(): the first 8 bytes of the session data */
+	if (prog->call_session_cookie) {
+		if (req.mode != FPROBE_LINK_SESSION)
+			return -EINVAL;
+		req.session_size = max_t(u32, req.session_size, sizeof(u64));
+	}
 	return bpf_fprobe_link_attach(prog, &req);
+}
+
+/* bpf_fprobe_arg(), and bpf_get_func_arg() of fprobe.multi programs */
+int bpf_fprobe_link_func_arg(struct ftrace_regs *fregs, u32 n, u64 *value)
+{
+	struct bpf_fprobe_run_ctx *run_ctx = fprobe_link_run_ctx();
+
+	*value = 0;
+	if (n >= fprobe_run_ctx_nargs(run_ctx))
+		return -EINVAL;
+	if (!run_ctx->session_ctx.is_return) {
+		*value = ftrace_regs_get_argument(fregs, n);
+		return 0;
+	}
+	if (n >= run_ctx->link->saved_args)
+		return -ENOENT;
+	*value = run_ctx->args[n];
+	return 0;
+}
+
+/* bpf_fprobe_ret(), and bpf_get_func_ret() of fprobe.multi programs */
+int bpf_fprobe_link_func_ret(struct ftrace_regs *fregs, u64 *value)
+{
+	if (!fprobe_link_run_ctx()->session_ctx.is_return) {
+		*value = 0;
+		return -EOPNOTSUPP;
+	}
+	*value = ftrace_regs_get_return_value(fregs);
+	return 0;
+}
+
+/* bpf_get_func_arg_cnt() of fprobe.multi programs */
+u64 bpf_fprobe_link_func_arg_cnt(void)
+{
+	return fprobe_run_ctx_nargs(fprobe_link_run_ctx());
 }
 
 __bpf_kfunc_start_defs();
@@ -967,26 +1205,16 @@ __bpf_kfunc_start_defs();
  * @n: the argument's index, from 0
  * @value: where the argument goes (0 on error)
  *
- * At exit, the argument is the one saved at entry.
+ * At exit, the argument is the one saved at entry. Arguments are counted
+ * in registers, as bpf_get_func_arg_cnt() counts them.
  *
- * Return: 0; -EINVAL if @n is past the register arguments; at exit, -ENOENT
- * if the link does not save argument @n.
+ * Return: 0; -EINVAL if @n is past the function's arguments (by BTF, or
+ * the register arguments if it has none); at exit, -ENOENT if the link
+ * does not save argument @n.
  */
 __bpf_kfunc int bpf_fprobe_arg(struct ftrace_regs *ctx, u32 n, u64 *value)
 {
-	struct bpf_fprobe_run_ctx *run_ctx = fprobe_link_run_ctx();
-
-	*value = 0;
-	if (n >= FPROBE_MULTI_REG_ARGS)
-		return -EINVAL;
-	if (!run_ctx->session_ctx.is_return) {
-		*value = ftrace_regs_get_argument(ctx, n);
-		return 0;
-	}
-	if (n >= run_ctx->link->saved_args)
-		return -ENOENT;
-	*value = run_ctx->args[n];
-	return 0;
+	return bpf_fprobe_link_func_arg(ctx, n, value);
 }
 
 /**
@@ -998,12 +1226,7 @@ __bpf_kfunc int bpf_fprobe_arg(struct ftrace_regs *ctx, u32 n, u64 *value)
  */
 __bpf_kfunc int bpf_fprobe_ret(struct ftrace_regs *ctx, u64 *value)
 {
-	if (!fprobe_link_run_ctx()->session_ctx.is_return) {
-		*value = 0;
-		return -EOPNOTSUPP;
-	}
-	*value = ftrace_regs_get_return_value(ctx);
-	return 0;
+	return bpf_fprobe_link_func_ret(ctx, value);
 }
 
 /**

@@ -62,6 +62,9 @@ static inline unsigned long get_entry_ip(unsigned long fentry_ip)
 struct pt_regs *bpf_fprobe_link_regs(void);
 u64 bpf_fprobe_link_cookie(struct bpf_run_ctx *ctx);
 u64 bpf_fprobe_link_entry_ip(struct bpf_run_ctx *ctx);
+int bpf_fprobe_link_func_arg(struct ftrace_regs *fregs, u32 n, u64 *value);
+int bpf_fprobe_link_func_ret(struct ftrace_regs *fregs, u64 *value);
+u64 bpf_fprobe_link_func_arg_cnt(void);
 #else
 static inline u64 bpf_fprobe_link_cookie(struct bpf_run_ctx *ctx)
 {

@@ -57,11 +57,11 @@
  * ftrace_test_recursion_trylock()) and look the tables up under
  * rcu_read_lock(); unregister_fprobe() waits for them with
  * synchronize_rcu() before it frees anything. That wait covers only
- * handlers that run where RCU is watching, so every callback returns at
- * once where it is not (fgraph calls its owners there too): such a call
- * is not seen by the fprobes on the function (an fprobe without exit
- * handler counts it in nmissed), and such an exit stays pending, to be
- * counted in nmissed at unregister.
+ * handlers that run where RCU is watching. fgraph enters its owners only
+ * there, but a call may return where RCU is not: such an exit stays
+ * pending, to be counted in nmissed at unregister. The ftrace_ops of an
+ * fprobe without exit handler returns at once where RCU is not watching,
+ * counting the call in nmissed.
  */
 #define pr_fmt(fmt) "fprobe: " fmt
 
@@ -268,9 +268,6 @@ static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 	/* FPROBE needs an architecture that hands fgraph its registers */
 	if (WARN_ON_ONCE(!fregs))
 		return 0;
-	/* synchronize_rcu() in unregister_fprobe() does not wait for us */
-	if (unlikely(!rcu_is_watching()))
-		return 0;
 
 	rcu_read_lock();
 	list = rhltable_lookup(&fprobe_ip_table, &ip, fprobe_rht_params);
@@ -338,7 +335,10 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 	}
 	if (WARN_ON_ONCE(!fregs))
 		return;
-	/* no fprobe can be looked up: the headers stay pending */
+	/*
+	 * synchronize_rcu() in unregister_fprobe() does not wait for us, so
+	 * no fprobe can be looked up: the headers stay pending
+	 */
 	if (unlikely(!rcu_is_watching()))
 		return;
 	size /= sizeof(long);

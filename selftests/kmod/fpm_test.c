@@ -51,7 +51,8 @@
  *                 function_graph tracer that next user meanwhile.
  *   rcuoff N      fpm_test_rcu_off(20) enters an RCU extended quiescent
  *                 state, as code on the way into idle does, and so returns
- *                 where RCU is not watching; fpm_test_inner(1) follows. With
+ *                 where RCU is not watching (eqs=1 says it did);
+ *                 fpm_test_inner(1) follows. With
  *                 N = 1 an fprobe with an exit handler is on the first: it
  *                 cannot look itself up at that return, so the exit stays
  *                 pending and unregister_fprobe() counts it as missed.
@@ -390,7 +391,11 @@ static int run_rcuoff(int probe)
 	unsigned long flags;
 	char extra[64];
 	int ret, inner;
+	bool eqs;
 
+	/* it warns of a quiescent state entered by a task that is not idle */
+	if (IS_ENABLED(CONFIG_RCU_EQS_DEBUG))
+		return -EOPNOTSUPP;
 	if (probe) {
 		ret = register_fprobe_ips(&fp, &addr, 1);
 		if (ret)
@@ -398,10 +403,11 @@ static int run_rcuoff(int probe)
 	}
 	local_irq_save(flags);
 	ret = fpm_test_rcu_off(20);
+	eqs = !rcu_is_watching();
 	ct_idle_exit();
 	local_irq_restore(flags);
 	inner = fpm_test_inner(1);
-	snprintf(extra, sizeof(extra), " ret=%d inner=%d", ret, inner);
+	snprintf(extra, sizeof(extra), " ret=%d inner=%d eqs=%d", ret, inner, eqs);
 	if (!probe) {
 		snprintf(fpm_result, sizeof(fpm_result), "%s\n", extra + 1);
 		return 0;

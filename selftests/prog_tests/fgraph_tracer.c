@@ -172,7 +172,7 @@ static void rcu_off_return(void)
 	if (!ASSERT_OK(fpm_run("rcuoff 0", buf, sizeof(buf)), "fpm_test rcuoff 0"))
 		goto cleanup;
 	ASSERT_OK(write_file(TRACEFS "tracing_on", "0"), "tracing_off");
-	ASSERT_STREQ(buf, "ret=41 inner=2\n", "fpm_test rcuoff 0 result");
+	ASSERT_STREQ(buf, "ret=41 inner=2 eqs=1\n", "fpm_test rcuoff 0 result");
 	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
 		goto cleanup;
 	ASSERT_EQ(count_substr(trace, "fpm_test_rcu_off"), 0, "the notrace function not traced");

@@ -235,7 +235,7 @@ static void test_rcu_off(void)
 	if (!run("rcuoff 1"))
 		return;
 	check_fields("entries=1 exits=0 bad_data=0 bad_ret=0 nmissed=1 stack=0 recursion=0");
-	check_fields("ret=41 inner=2");
+	check_fields("ret=41 inner=2 eqs=1");
 }
 
 void test_fprobe_fgraph(void)

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The standard tracing accessors in fprobe.multi programs. One program
+ * body (progs/fprobe_accessors.bpf.c) runs as fexit programs and as one
+ * fretprobe.multi link on bpf_fentry_test1..8 and fpm_test_recurse(), a
+ * module function: bpf_get_func_arg_cnt() (the BTF argument count),
+ * bpf_get_func_arg() (-EINVAL past it) and bpf_get_func_ret() must give
+ * the same, exact values both ways. The session kfuncs likewise, as
+ * kprobe.session and as fprobe.session: the fprobe.session link of a
+ * program that calls bpf_session_cookie() gets 8 bytes of session data
+ * though none were asked for, and a link that is not a session refuses
+ * such a program with -EINVAL.
+ */
+#include <errno.h>
+#include "test_progs.h"
+#include "helpers.h"
+#include "fprobe_accessors.h"
+#include "fprobe_accessors.skel.h"
+
+enum acc_kind { AS_FEXIT, AS_FRETPROBE, AS_KSESSION, AS_FSESSION };
+
+static const char *acc_names[ACC_FUNCS];
+
+static void acc_init_names(void)
+{
+	int i;
+
+	for (i = 0; i < NR_FENTRY_TESTS; i++)
+		acc_names[i] = fentry_test_names[i];
+	acc_names[NR_FENTRY_TESTS] = "fpm_test_recurse";
+}
+
+static struct bpf_program *acc_fexit(struct fprobe_accessors_bpf *skel, int i)
+{
+	struct bpf_program *progs[ACC_FUNCS] = {
+		skel->progs.fexit_bpf_fentry_test1, skel->progs.fexit_bpf_fentry_test2,
+		skel->progs.fexit_bpf_fentry_test3, skel->progs.fexit_bpf_fentry_test4,
+		skel->progs.fexit_bpf_fentry_test5, skel->progs.fexit_bpf_fentry_test6,
+		skel->progs.fexit_bpf_fentry_test7, skel->progs.fexit_bpf_fentry_test8,
+		skel->progs.fexit_fpm_test_recurse,
+	};
+
+	return progs[i];
+}
+
+static struct bpf_program *acc_prog(struct fprobe_accessors_bpf *skel,
+				    enum acc_kind kind)
+{
+	switch (kind) {
+	case AS_FRETPROBE:
+		return skel->progs.fret;
+	case AS_KSESSION:
+		return skel->progs.ksess;
+	case AS_FSESSION:
+		return skel->progs.fsess;
+	default:
+		return NULL;
+	}
+}
+
+/* The link(s) of @kind on the ACC_FUNCS functions, into @links. */
+static int acc_attach(struct fprobe_accessors_bpf *skel, enum acc_kind kind,
+		      struct bpf_link **links)
+{
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, fopts, .syms = acc_names, .cnt = ACC_FUNCS,
+		    .retprobe = kind == AS_FRETPROBE, .session = kind == AS_FSESSION,
+		    .saved_args = kind == AS_FRETPROBE ? 6 : 0);
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts, .syms = acc_names, .cnt = ACC_FUNCS,
+		    .session = true);
+	int i;
+
+	if (kind == AS_FEXIT) {
+		for (i = 0; i < ACC_FUNCS; i++) {
+			links[i] = bpf_program__attach(acc_fexit(skel, i));
+			if (!ASSERT_OK_PTR(links[i], "attach fexit"))
+				return -1;
+		}
+		return 0;
+	}
+	if (kind == AS_KSESSION)
+		links[0] = bpf_program__attach_kprobe_multi_opts(skel->progs.ksess, NULL,
+								 &kopts);
+	else
+		links[0] = bpf_program__attach_fprobe_multi_opts(acc_prog(skel, kind), NULL,
+								 &fopts);
+	return ASSERT_OK_PTR(links[0], "attach the multi link") ? 0 : -1;
+}
+
+/* Load @kind's programs, attach, call the functions; their records to @skelp. */
+static int acc_run(enum acc_kind kind, struct fprobe_accessors_bpf **skelp,
+		   struct bpf_link **links)
+{
+	struct fprobe_accessors_bpf *skel;
+	char buf[64];
+	int i;
+
+	skel = fprobe_accessors_bpf__open();
+	*skelp = skel;
+	if (!ASSERT_OK_PTR(skel, "open fprobe_accessors"))
+		return -1;
+	for (i = 0; i < ACC_FUNCS && kind == AS_FEXIT; i++)
+		bpf_program__set_autoload(acc_fexit(skel, i), true);
+	if (kind != AS_FEXIT)
+		bpf_program__set_autoload(acc_prog(skel, kind), true);
+	if (!ASSERT_OK(fprobe_accessors_bpf__load(skel), "load fprobe_accessors"))
+		return -1;
+	skel->bss->target_tgid = getpid();
+	for (i = 0; i < ACC_FUNCS; i++) {
+		skel->bss->funcs[i] = ksym_addr(acc_names[i]);
+		if (!ASSERT_NEQ(skel->bss->funcs[i], 0, acc_names[i]))
+			return -1;
+	}
+	if (acc_attach(skel, kind, links))
+		return -1;
+	if (!ASSERT_OK(trigger_fentry_tests(), "trigger bpf_fentry_test1..8") ||
+	    !ASSERT_OK(fpm_run("call 0", buf, sizeof(buf)), "fpm_test call 0"))
+		return -1;
+	return 0;
+}
+
+static void acc_cleanup(struct fprobe_accessors_bpf *skel, struct bpf_link **links)
+{
+	int i;
+
+	for (i = 0; i < ACC_FUNCS; i++)
+		bpf_link__destroy(links[i]);
+	fprobe_accessors_bpf__destroy(skel);
+}
+
+/* The exact values the accessors must give for function @i. */
+static void acc_check(const struct acc_rec *r, int i, const char *as)
+{
+	int nargs = i < NR_FENTRY_TESTS ? fentry_test_nargs[i] : 1;
+	int ret = i < NR_FENTRY_TESTS ? fentry_test_rets[i] : 0;
+	const struct fentry_args *e = i < NR_FENTRY_TESTS ? &fentry_test_args[i] : NULL;
+	char l[128];
+	int a;
+
+#define LABEL(fmt, ...) (snprintf(l, sizeof(l), "%s %s: " fmt, as, acc_names[i], ##__VA_ARGS__), l)
+	ASSERT_EQ(r->runs, 1, LABEL("runs"));
+	ASSERT_EQ(r->arg_cnt, nargs, LABEL("bpf_get_func_arg_cnt()"));
+	for (a = 0; a < ACC_ARGS; a++) {
+		ASSERT_EQ(r->arg_err[a], a < nargs ? 0 : -EINVAL,
+			  LABEL("bpf_get_func_arg(%d) result", a));
+		if (e && a < e->nr)
+			ASSERT_EQ(fentry_arg_bits(r->args[a], e->bits[a]), e->val[a],
+				  LABEL("bpf_get_func_arg(%d)", a));
+		else if (!e && !a)
+			ASSERT_EQ((int)r->args[a], 0, LABEL("bpf_get_func_arg(0)"));
+	}
+	ASSERT_EQ(r->ret_err, 0, LABEL("bpf_get_func_ret() result"));
+	ASSERT_EQ((int)r->ret, ret, LABEL("bpf_get_func_ret()"));
+#undef LABEL
+}
+
+/* fexit and fretprobe.multi: exact values, and the same both ways. */
+static void test_fexit_parity(void)
+{
+	struct acc_rec by[2][ACC_FUNCS];
+	struct fprobe_accessors_bpf *skel;
+	struct bpf_link *links[ACC_FUNCS];
+	const char *as[2] = { "fexit", "fretprobe.multi" };
+	int k, i, a;
+
+	for (k = 0; k < 2; k++) {
+		memset(links, 0, sizeof(links));
+		if (acc_run(k ? AS_FRETPROBE : AS_FEXIT, &skel, links)) {
+			acc_cleanup(skel, links);
+			return;
+		}
+		memcpy(by[k], skel->bss->rec, sizeof(by[k]));
+		acc_cleanup(skel, links);
+		for (i = 0; i < ACC_FUNCS; i++)
+			acc_check(&by[k][i], i, as[k]);
+	}
+	for (i = 0; i < ACC_FUNCS; i++) {
+		ASSERT_EQ(by[1][i].arg_cnt, by[0][i].arg_cnt, "same bpf_get_func_arg_cnt()");
+		for (a = 0; a < ACC_ARGS; a++)
+			ASSERT_EQ(by[1][i].arg_err[a], by[0][i].arg_err[a],
+				  "same bpf_get_func_arg() result");
+		ASSERT_EQ((int)by[1][i].ret, (int)by[0][i].ret, "same bpf_get_func_ret()");
+	}
+}
+
+/* kprobe.session and fprobe.session: the same cookie at every exit. */
+static void test_session_parity(void)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	struct fprobe_accessors_bpf *skel;
+	struct bpf_link *links[ACC_FUNCS];
+	char l[96];
+	int k, i;
+
+	for (k = 0; k < 2; k++) {
+		memset(links, 0, sizeof(links));
+		if (acc_run(k ? AS_FSESSION : AS_KSESSION, &skel, links))
+			goto next;
+		for (i = 0; i < ACC_FUNCS; i++) {
+			const struct acc_session *s = &skel->bss->sess[i];
+
+			snprintf(l, sizeof(l), "%s %s", k ? "fprobe.session" : "kprobe.session",
+				 acc_names[i]);
+			ASSERT_EQ(s->entries, 1, l);
+			ASSERT_EQ(s->exits, 1, l);
+			ASSERT_EQ(s->cookie_at_entry, 0, l);
+			ASSERT_EQ(s->cookie_at_exit, ACC_COOKIE, l);
+		}
+		if (k && ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(links[0]), &info, &len),
+				   "link info"))
+			ASSERT_EQ(info.fprobe_multi.session_size, 8,
+				  "session_size raised to the cookie's 8 bytes");
+next:
+		acc_cleanup(skel, links);
+	}
+}
+
+/* bpf_session_cookie() needs a session: other links refuse the program. */
+static void test_cookie_needs_session(void)
+{
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, opts, .syms = acc_names, .cnt = 1);
+	struct fprobe_accessors_bpf *skel;
+	struct bpf_link *link;
+
+	skel = fprobe_accessors_bpf__open();
+	if (!ASSERT_OK_PTR(skel, "open fprobe_accessors"))
+		return;
+	bpf_program__set_autoload(skel->progs.fentry_cookie, true);
+	if (!ASSERT_OK(fprobe_accessors_bpf__load(skel), "load"))
+		goto out;
+	link = bpf_program__attach_fprobe_multi_opts(skel->progs.fentry_cookie, NULL, &opts);
+	ASSERT_ERR_PTR(link, EINVAL, "fprobe.multi link of a bpf_session_cookie() program");
+	bpf_link__destroy(link);
+	opts.retprobe = true;
+	link = bpf_program__attach_fprobe_multi_opts(skel->progs.fentry_cookie, NULL, &opts);
+	ASSERT_ERR_PTR(link, EINVAL, "fretprobe.multi link of a bpf_session_cookie() program");
+	bpf_link__destroy(link);
+out:
+	fprobe_accessors_bpf__destroy(skel);
+}
+
+void test_fprobe_accessors(void)
+{
+	acc_init_names();
+	if (test__start_subtest("fexit_parity"))
+		test_fexit_parity();
+	if (test__start_subtest("session_parity"))
+		test_session_parity();
+	if (test__start_subtest("cookie_needs_session"))
+		test_cookie_needs_session();
+}
