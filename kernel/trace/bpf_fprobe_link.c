@@ -420,7 +420,8 @@ static void bpf_fprobe_link_dealloc(struct bpf_link *link)
 /*
  * The function arrays of link_info: as many as @ucount holds (-ENOSPC if
  * that is not all), cookies as 0 when the link has none, and addresses as
- * 0 unless kallsyms would show them to the caller.
+ * 0 unless kallsyms would show them to the caller. -EINVAL for arrays
+ * without a count, or a count without addresses.
  */
 static int fprobe_link_fill_funcs(const struct bpf_fprobe_link *flink,
 				  u64 __user *uaddrs, u64 __user *ucookies,
@@ -430,6 +431,10 @@ static int fprobe_link_fill_funcs(const struct bpf_fprobe_link *flink,
 	int err = 0;
 	u32 i;
 
+	if (!uaddrs ^ !ucount)
+		return -EINVAL;
+	if (ucookies && !ucount)
+		return -EINVAL;
 	if (!uaddrs)
 		return 0;
 	if (ucount < flink->cnt)
@@ -455,11 +460,6 @@ static int bpf_kprobe_multi_link_fill_link_info(const struct bpf_link *link,
 	u32 ucount = info->kprobe_multi.count;
 	struct bpf_fprobe_link *flink;
 
-	if (!uaddrs ^ !ucount)
-		return -EINVAL;
-	if (ucookies && !ucount)
-		return -EINVAL;
-
 	flink = container_of(link, struct bpf_fprobe_link, link);
 	info->kprobe_multi.count = flink->cnt;
 	info->kprobe_multi.flags = flink->flags;
@@ -474,11 +474,6 @@ static int bpf_fprobe_multi_link_fill_link_info(const struct bpf_link *link,
 	u64 __user *uaddrs = u64_to_user_ptr(info->fprobe_multi.addrs);
 	u32 ucount = info->fprobe_multi.count;
 	struct bpf_fprobe_link *flink;
-
-	if (!uaddrs ^ !ucount)
-		return -EINVAL;
-	if (ucookies && !ucount)
-		return -EINVAL;
 
 	flink = container_of(link, struct bpf_fprobe_link, link);
 	info->fprobe_multi.count = flink->cnt;
