@@ -19,7 +19,7 @@
  *
  * Per-call data lives in the fprobe's entry data on the fgraph shadow stack:
  *
- *	u64 words: | saved_args arguments | session data (session_size bytes) |
+ *	u64 words: | saved_args arguments | session data (session_words) |
  *
  * Arguments are saved at entry for the exit run, because the argument
  * registers are clobbered by then. The session data is zeroed at entry and
@@ -93,6 +93,8 @@ struct bpf_fprobe_link {
 	u32 flags;		/* as the flavour's uapi gave them */
 	enum fprobe_link_mode mode;
 	u32 session_size;
+	/* whole words of session data: in a session, one at least */
+	u32 session_words;
 	u32 saved_args;
 	u8 *nargs;		/* per function, fprobe.multi only */
 	bool pt_regs;		/* the kprobe flavours */
@@ -116,7 +118,7 @@ struct bpf_fprobe_run_ctx {
 	/* the function's argument count, on demand */
 	u8 nargs;
 	bool nargs_known;
-	/* bpf_session_cookie() of a run without session data: this run's */
+	/* bpf_session_cookie() outside a session: this run's own word */
 	u64 cookie;
 };
 
@@ -170,7 +172,10 @@ static int fprobe_link_addrs_cmp(const void *a, const void *b)
 	return *addr_a < *addr_b ? -1 : 1;
 }
 
-/* The run's function's argument count in registers, looked up once. */
+/*
+ * The run's function's argument count in registers, looked up once, with
+ * no call out of this file: bsearch() itself can be traced.
+ */
 static u32 fprobe_run_ctx_nargs(struct bpf_fprobe_run_ctx *run_ctx)
 {
 	struct bpf_fprobe_link *link = run_ctx->link;
@@ -181,8 +186,8 @@ static u32 fprobe_run_ctx_nargs(struct bpf_fprobe_run_ctx *run_ctx)
 	run_ctx->nargs = FPROBE_MULTI_REG_ARGS;
 	if (link->nargs) {
 		ip = fprobe_run_ctx_entry_ip(run_ctx);
-		addr = bsearch(&ip, link->addrs, link->cnt, sizeof(*addr),
-			       fprobe_link_addrs_cmp);
+		addr = __inline_bsearch(&ip, link->addrs, link->cnt, sizeof(*addr),
+					fprobe_link_addrs_cmp);
 		if (addr)
 			run_ctx->nargs = link->nargs[addr - link->addrs];
 	}
@@ -222,7 +227,8 @@ static int fprobe_link_prog_run(struct bpf_fprobe_link *link,
 	struct bpf_fprobe_run_ctx run_ctx = {
 		.session_ctx = {
 			.is_return = is_return,
-			.data = link->session_size ? words + link->saved_args : NULL,
+			.data = link->session_words ? words + link->saved_args :
+						      &run_ctx.cookie,
 		},
 		.link = link,
 		.fregs = fregs,
@@ -235,9 +241,6 @@ static int fprobe_link_prog_run(struct bpf_fprobe_link *link,
 
 	/* fprobe handlers run with preemption disabled. */
 	cant_sleep();
-	/* bpf_session_cookie() of a program tail-called from one without */
-	if (!link->session_size)
-		run_ctx.session_ctx.data = &run_ctx.cookie;
 
 	if (unlikely(__this_cpu_inc_return(bpf_prog_active) != 1)) {
 		bpf_prog_inc_misses_counter(link->link.prog);
@@ -298,8 +301,7 @@ static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
 
 	link = container_of(fp, struct bpf_fprobe_link, fp);
 	fprobe_link_save_args(words, fregs, link->saved_args);
-	/* the session data is whole words on the shadow stack */
-	n = DIV_ROUND_UP(link->session_size, sizeof(u64));
+	n = link->session_words;
 	for (i = 0; i < n; i++)
 		words[link->saved_args + i] = 0;
 	if (link->mode == FPROBE_LINK_RETURN)
@@ -754,15 +756,25 @@ static int fprobe_multi_check_addrs(unsigned long *addrs, u64 *cookies,
 /*
  * Argument counts from BTF. bpf_get_func_arg_cnt() gives, and
  * bpf_get_func_arg() and bpf_fprobe_arg() stop at, the number of argument
- * registers of the function, counted as a trampoline counts them: a struct
- * of up to 16 bytes takes two. The link looks them up once, at attach:
- * each function's name from kallsyms, hashed, then one walk over the FUNCs
- * of vmlinux's BTF and of each module's, matching by name within the
- * function's own BTF. A function without BTF, or with a prototype that BTF
- * cannot describe to a trampoline either, or whose name has prototypes of
- * different counts, gets the register maximum, as does a count above it.
+ * registers that the function's leading arguments take, as a trampoline
+ * counts them, but only as far as the argument registers hold them in
+ * order: the count ends before an argument that would not fit in the
+ * registers left (it goes on the stack, and later ones may not), and
+ * before a struct of more than 8 bytes, which some architectures pass by
+ * reference. A function without BTF, with a prototype that BTF cannot
+ * describe to a trampoline either, or whose name has prototypes of
+ * different counts, gets the register maximum.
+ *
+ * The link looks the counts up once, at attach: each function's name from
+ * kallsyms, hashed, then one walk over the FUNCs of each module's BTF and
+ * of vmlinux's, matching by name. A module function matches in its own
+ * module's BTF, or, if that has no FUNC of its name (deduplication may
+ * leave it in the base), in vmlinux's. kallsyms scans a module's symbols
+ * to name an address, so module functions cost more to attach.
  */
 #define FPROBE_NARGS_UNSET	U8_MAX
+/* a module function not found in its module's BTF (yet) */
+#define FPROBE_NARGS_BASE	(U8_MAX - 1)
 
 struct fprobe_link_fn {
 	u32 hash;
@@ -784,23 +796,37 @@ static int fprobe_link_fn_cmp(const void *a, const void *b)
 	return x->hash < y->hash ? -1 : 1;
 }
 
-static u8 fprobe_link_btf_count(const struct btf *btf, const struct btf_type *func)
+static u8 fprobe_link_btf_count(struct btf *btf, const struct btf_type *func)
 {
 	const struct btf_type *proto = btf_type_by_id(btf, func->type);
 	struct btf_func_model m;
-	u32 i, regs = 0;
+	u32 i, regs = 0, n;
 
 	if (!proto || !btf_type_is_func_proto(proto) ||
-	    btf_distill_func_proto(NULL, (struct btf *)btf, proto, NULL, &m))
+	    btf_distill_func_proto(NULL, btf, proto, NULL, &m))
 		return FPROBE_MULTI_REG_ARGS;
-	for (i = 0; i < m.nr_args; i++)
-		regs += DIV_ROUND_UP(m.arg_size[i], sizeof(u64));
-	return min_t(u32, regs, FPROBE_MULTI_REG_ARGS);
+	for (i = 0; i < m.nr_args; i++) {
+		n = DIV_ROUND_UP(m.arg_size[i], sizeof(u64));
+		if (m.arg_size[i] > sizeof(long) || regs + n > FPROBE_MULTI_REG_ARGS)
+			break;
+		regs += n;
+	}
+	return regs;
 }
 
-/* Give the functions of @mod named like BTF FUNC @t the count of @t. */
-static void fprobe_link_btf_match(const struct bpf_fprobe_link *link,
-				  const struct btf *btf, const struct btf_type *t,
+/* Whether the walk of @mod's BTF (vmlinux's if NULL) counts for @fn. */
+static bool fprobe_link_fn_in(const struct bpf_fprobe_link *link,
+			      const struct fprobe_link_fn *fn,
+			      const struct module *mod)
+{
+	if (fn->mod == mod)
+		return true;
+	return !mod && link->nargs[fn->idx] == FPROBE_NARGS_BASE;
+}
+
+/* Give the functions named like BTF FUNC @t the count of @t. */
+static void fprobe_link_btf_match(struct bpf_fprobe_link *link,
+				  struct btf *btf, const struct btf_type *t,
 				  const struct module *mod,
 				  const struct fprobe_link_fn *fns, u32 n)
 {
@@ -808,7 +834,8 @@ static void fprobe_link_btf_match(const struct bpf_fprobe_link *link,
 	struct fprobe_link_fn key = { .hash = fprobe_link_name_hash(name) };
 	const struct fprobe_link_fn *fn;
 	char sym[KSYM_NAME_LEN];
-	u8 count, *nargs;
+	int count = -1;
+	u8 *nargs;
 
 	fn = bsearch(&key, fns, n, sizeof(*fns), fprobe_link_fn_cmp);
 	if (!fn)
@@ -816,12 +843,13 @@ static void fprobe_link_btf_match(const struct bpf_fprobe_link *link,
 	while (fn > fns && fn[-1].hash == key.hash)
 		fn--;
 	for (; fn < fns + n && fn->hash == key.hash; fn++) {
-		if (fn->mod != mod || lookup_symbol_name(link->addrs[fn->idx], sym) ||
-		    strcmp(sym, name))
+		if (!fprobe_link_fn_in(link, fn, mod) ||
+		    lookup_symbol_name(link->addrs[fn->idx], sym) || strcmp(sym, name))
 			continue;
-		count = fprobe_link_btf_count(btf, t);
+		if (count < 0)
+			count = fprobe_link_btf_count(btf, t);
 		nargs = &link->nargs[fn->idx];
-		if (*nargs == FPROBE_NARGS_UNSET)
+		if (*nargs >= FPROBE_NARGS_BASE)
 			*nargs = count;
 		else if (*nargs != count)
 			*nargs = FPROBE_MULTI_REG_ARGS;
@@ -829,9 +857,8 @@ static void fprobe_link_btf_match(const struct bpf_fprobe_link *link,
 }
 
 /* Walk the FUNCs that @btf adds to its base, for the functions of @mod. */
-static void fprobe_link_btf_walk(const struct bpf_fprobe_link *link,
-				 const struct btf *btf, u32 start,
-				 const struct module *mod,
+static void fprobe_link_btf_walk(struct bpf_fprobe_link *link, struct btf *btf,
+				 u32 start, const struct module *mod,
 				 const struct fprobe_link_fn *fns, u32 n)
 {
 	u32 id, total = btf_nr_types(btf);
@@ -854,6 +881,8 @@ static u32 fprobe_link_name_fns(const struct bpf_fprobe_link *link,
 	u32 i, n = 0;
 
 	for (i = 0; i < link->cnt; i++) {
+		if (!(i % 1024))
+			cond_resched();
 		if (lookup_symbol_name(link->addrs[i], sym))
 			continue;
 		fns[n].hash = fprobe_link_name_hash(sym);
@@ -867,9 +896,30 @@ static u32 fprobe_link_name_fns(const struct bpf_fprobe_link *link,
 	return n;
 }
 
+/* Walk each module's BTF, its functions marked to fall back on the base. */
+static void fprobe_link_btf_modules(struct bpf_fprobe_link *link, struct btf *vmlinux,
+				    const struct fprobe_link_fn *fns, u32 n)
+{
+	struct btf *btf;
+	u32 i, j;
+
+	for (i = 0; i < link->mods_cnt; i++) {
+		btf = btf_get_module_btf(link->mods[i]);
+		if (IS_ERR_OR_NULL(btf))
+			continue;
+		for (j = 0; j < n; j++) {
+			if (fns[j].mod == link->mods[i])
+				link->nargs[fns[j].idx] = FPROBE_NARGS_BASE;
+		}
+		fprobe_link_btf_walk(link, btf, btf_nr_types(vmlinux), link->mods[i],
+				     fns, n);
+		btf_put(btf);
+	}
+}
+
 static int fprobe_link_btf_nargs(struct bpf_fprobe_link *link)
 {
-	struct btf *vmlinux = bpf_get_btf_vmlinux(), *btf;
+	struct btf *vmlinux = bpf_get_btf_vmlinux();
 	struct fprobe_link_fn *fns;
 	u32 i, n;
 
@@ -882,19 +932,12 @@ static int fprobe_link_btf_nargs(struct bpf_fprobe_link *link)
 	memset(link->nargs, FPROBE_NARGS_UNSET, link->cnt);
 	n = fprobe_link_name_fns(link, fns);
 	if (!IS_ERR_OR_NULL(vmlinux)) {
+		fprobe_link_btf_modules(link, vmlinux, fns, n);
 		fprobe_link_btf_walk(link, vmlinux, 1, NULL, fns, n);
-		for (i = 0; i < link->mods_cnt; i++) {
-			btf = btf_get_module_btf(link->mods[i]);
-			if (IS_ERR_OR_NULL(btf))
-				continue;
-			fprobe_link_btf_walk(link, btf, btf_nr_types(vmlinux),
-					     link->mods[i], fns, n);
-			btf_put(btf);
-		}
 	}
 	kvfree(fns);
 	for (i = 0; i < link->cnt; i++) {
-		if (link->nargs[i] == FPROBE_NARGS_UNSET)
+		if (link->nargs[i] >= FPROBE_NARGS_BASE)
 			link->nargs[i] = FPROBE_MULTI_REG_ARGS;
 	}
 	return 0;
@@ -1020,11 +1063,14 @@ static int bpf_fprobe_link_attach(struct bpf_prog *prog,
 	link->flags = req->flags;
 	link->mode = req->mode;
 	link->session_size = req->session_size;
+	/* bpf_session_cookie(): a session's first word, whatever its size */
+	link->session_words = DIV_ROUND_UP(req->session_size, sizeof(u64));
+	if (req->mode == FPROBE_LINK_SESSION)
+		link->session_words = max(link->session_words, 1);
 	link->saved_args = req->saved_args;
 	link->pt_regs = req->pt_regs;
 
-	data_size = (req->saved_args +
-		     DIV_ROUND_UP(req->session_size, sizeof(u64))) * sizeof(u64);
+	data_size = (req->saved_args + link->session_words) * sizeof(u64);
 	if (req->mode != FPROBE_LINK_RETURN || data_size)
 		link->fp.entry_handler = fprobe_link_entry;
 	if (req->mode != FPROBE_LINK_ENTRY)
@@ -1090,7 +1136,7 @@ int bpf_kprobe_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *pr
 		req.mode = FPROBE_LINK_SESSION;
 	else
 		req.mode = FPROBE_LINK_ENTRY;
-	/* bpf_session_cookie() */
+	/* bpf_session_cookie(), also at the exit of a RETURN link */
 	if (is_kprobe_session(prog))
 		req.session_size = sizeof(u64);
 	return bpf_fprobe_link_attach(prog, &req);
@@ -1099,14 +1145,13 @@ int bpf_kprobe_multi_link_attach(const union bpf_attr *attr, struct bpf_prog *pr
 /*
  * Errors: -EPERM without CAP_BPF and CAP_PERFMON; -EINVAL for a program of
  * another attach type, a sleepable one, unknown flags, syms and addrs both
- * given or both missing, a zero cnt, session_size/saved_args that the
- * flags do not use, or a program that calls bpf_session_cookie() on a link
- * that is not a session; -E2BIG when cnt, session_size or saved_args is
- * over its limit; -ENOENT for an unknown symbol; -EOPNOTSUPP for a function
- * that ftrace cannot trace; -EEXIST for a function given twice.
+ * given or both missing, a zero cnt, or session_size/saved_args that the
+ * flags do not use; -E2BIG when cnt, session_size or saved_args is over
+ * its limit; -ENOENT for an unknown symbol; -EOPNOTSUPP for a function that
+ * ftrace cannot trace; -EEXIST for a function given twice.
  *
- * A session whose program calls bpf_session_cookie() gets at least 8 bytes
- * of session data: the cookie is their first 8.
+ * A session reserves one word of session data at least, whatever
+ * session_size says: bpf_session_cookie() is its first 8 bytes.
  */
 int bpf_fprobe_multi_link_attach(const union bpf_attr *attr,
 				 struct bpf_prog *prog)
@@ -1148,12 +1193,6 @@ int bpf_fprobe_multi_link_attach(const union bpf_attr *attr,
 		return -EINVAL;
 	if (req.saved_args > FPROBE_MULTI_REG_ARGS)
 		return -E2BIG;
-	/* bpf_session_cookie(): the first 8 bytes of the session data */
-	if (prog->call_session_cookie) {
-		if (req.mode != FPROBE_LINK_SESSION)
-			return -EINVAL;
-		req.session_size = max_t(u32, req.session_size, sizeof(u64));
-	}
 	return bpf_fprobe_link_attach(prog, &req);
 }
 

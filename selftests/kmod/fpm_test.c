@@ -56,6 +56,11 @@
  *                 N = 1 an fprobe with an exit handler is on the first: it
  *                 cannot look itself up at that return, so the exit stays
  *                 pending and unregister_fprobe() counts it as missed.
+ *   args          calls fpm_test_straddle(1, 2, 3, 4, 5, {6, 7}, 8),
+ *                 fpm_test_args8(1, ..., 8) and fpm_test_wide({1, 2}, 3),
+ *                 whose arguments the registers do not all hold in order,
+ *                 with no fprobe of the module's own: for the argument
+ *                 counts a fprobe.multi link takes from BTF.
  *   regs          (x86-64) fpm_test_regs() called with a known value in
  *                 every register a caller can set, with no fprobe of the
  *                 module's own: a BPF program on it can tell which pt_regs
@@ -200,6 +205,39 @@ static int run_regs(void)
 	return -EOPNOTSUPP;
 }
 #endif
+
+/* A struct that takes two registers, or goes by reference or on the stack. */
+struct fpm_wide {
+	long lo;
+	long hi;
+};
+
+noinline long fpm_test_straddle(char a, char b, char c, char d, char e,
+				struct fpm_wide s, char g)
+{
+	return a + b + c + d + e + s.lo + s.hi + g * READ_ONCE(fpm_one);
+}
+
+noinline long fpm_test_args8(long a, long b, long c, long d, long e, long f,
+			     long g, long h)
+{
+	return a + b + c + d + e + f + g + h * READ_ONCE(fpm_one);
+}
+
+noinline long fpm_test_wide(struct fpm_wide s, long b)
+{
+	return s.lo + s.hi + b * READ_ONCE(fpm_one);
+}
+
+static int run_args(void)
+{
+	struct fpm_wide s67 = { 6, 7 }, s12 = { 1, 2 };
+
+	snprintf(fpm_result, sizeof(fpm_result), "straddle=%ld args8=%ld wide=%ld\n",
+		 fpm_test_straddle(1, 2, 3, 4, 5, s67, 8),
+		 fpm_test_args8(1, 2, 3, 4, 5, 6, 7, 8), fpm_test_wide(s12, 3));
+	return 0;
+}
 
 static DECLARE_COMPLETION(fpm_release);
 static atomic_t fpm_inside;
@@ -903,6 +941,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_pool(arg);
 	else if (!strcmp(name, "rcuoff") && (arg == 0 || arg == 1))
 		ret = run_rcuoff(arg);
+	else if (!strcmp(name, "args"))
+		ret = run_args();
 	else if (!strcmp(name, "regs"))
 		ret = run_regs();
 	else if (!strcmp(name, "stale") && arg > 0 && arg <= 1024)

@@ -6,10 +6,12 @@
  * module function: bpf_get_func_arg_cnt() (the BTF argument count),
  * bpf_get_func_arg() (-EINVAL past it) and bpf_get_func_ret() must give
  * the same, exact values both ways. The session kfuncs likewise, as
- * kprobe.session and as fprobe.session: the fprobe.session link of a
- * program that calls bpf_session_cookie() gets 8 bytes of session data
- * though none were asked for, and a link that is not a session refuses
- * such a program with -EINVAL.
+ * kprobe.session and as fprobe.session: a fprobe.session link reserves
+ * bpf_session_cookie()'s 8 bytes though no session data was asked for;
+ * outside a session, each run has a zeroed word of its own. And the
+ * count of functions whose arguments the registers do not all hold in
+ * order: it ends before a struct of more than 8 bytes, and at the last
+ * argument register, so that no index reads another argument.
  */
 #include <errno.h>
 #include "test_progs.h"
@@ -17,7 +19,7 @@
 #include "fprobe_accessors.h"
 #include "fprobe_accessors.skel.h"
 
-enum acc_kind { AS_FEXIT, AS_FRETPROBE, AS_KSESSION, AS_FSESSION };
+enum acc_kind { AS_FEXIT, AS_FRETPROBE, AS_KSESSION, AS_FSESSION, AS_FENTRY_COOKIE };
 
 static const char *acc_names[ACC_FUNCS];
 
@@ -53,6 +55,8 @@ static struct bpf_program *acc_prog(struct fprobe_accessors_bpf *skel,
 		return skel->progs.ksess;
 	case AS_FSESSION:
 		return skel->progs.fsess;
+	case AS_FENTRY_COOKIE:
+		return skel->progs.fentry_cookie;
 	default:
 		return NULL;
 	}
@@ -208,34 +212,87 @@ static void test_session_parity(void)
 		}
 		if (k && ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(links[0]), &info, &len),
 				   "link info"))
-			ASSERT_EQ(info.fprobe_multi.session_size, 8,
-				  "session_size raised to the cookie's 8 bytes");
+			ASSERT_EQ(info.fprobe_multi.session_size, 0, "session_size as asked");
 next:
 		acc_cleanup(skel, links);
 	}
 }
 
-/* bpf_session_cookie() needs a session: other links refuse the program. */
-static void test_cookie_needs_session(void)
+/* bpf_session_cookie() outside a session: a zeroed word per run. */
+static void test_cookie_outside_session(void)
 {
-	LIBBPF_OPTS(bpf_fprobe_multi_opts, opts, .syms = acc_names, .cnt = 1);
 	struct fprobe_accessors_bpf *skel;
-	struct bpf_link *link;
+	struct bpf_link *links[ACC_FUNCS];
+	char l[96];
+	int i;
+
+	memset(links, 0, sizeof(links));
+	if (acc_run(AS_FENTRY_COOKIE, &skel, links))
+		goto out;
+	for (i = 0; i < ACC_FUNCS; i++) {
+		const struct acc_session *s = &skel->bss->sess[i];
+
+		snprintf(l, sizeof(l), "fprobe.multi %s", acc_names[i]);
+		ASSERT_EQ(s->entries, 1, l);
+		ASSERT_EQ(s->exits, 0, l);
+		ASSERT_EQ(s->cookie_at_entry, 0, l);
+	}
+out:
+	acc_cleanup(skel, links);
+}
+
+static const char *cnt_names[CNT_FUNCS] = {
+	"fpm_test_straddle", "fpm_test_args8", "fpm_test_wide",
+};
+
+/* Each function's count, and every argument below it exact. */
+static void cnt_check(const struct acc_rec *r, int i, int nargs)
+{
+	char l[96];
+	int a;
+
+	snprintf(l, sizeof(l), "%s: runs", cnt_names[i]);
+	ASSERT_EQ(r->runs, 1, l);
+	snprintf(l, sizeof(l), "%s: bpf_get_func_arg_cnt()", cnt_names[i]);
+	ASSERT_EQ(r->arg_cnt, nargs, l);
+	for (a = 0; a < ACC_ARGS; a++) {
+		snprintf(l, sizeof(l), "%s: bpf_get_func_arg(%d)", cnt_names[i], a);
+		ASSERT_EQ(r->arg_err[a], a < nargs ? 0 : -EINVAL, l);
+		if (a < nargs)
+			ASSERT_EQ(fentry_arg_bits(r->args[a], i ? 64 : 8), a + 1, l);
+	}
+}
+
+static void test_arg_counts(void)
+{
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, opts, .syms = cnt_names, .cnt = CNT_FUNCS);
+	struct fprobe_accessors_bpf *skel;
+	struct bpf_link *link = NULL;
+	char buf[64];
+	int i;
 
 	skel = fprobe_accessors_bpf__open();
 	if (!ASSERT_OK_PTR(skel, "open fprobe_accessors"))
 		return;
-	bpf_program__set_autoload(skel->progs.fentry_cookie, true);
+	bpf_program__set_autoload(skel->progs.counts, true);
 	if (!ASSERT_OK(fprobe_accessors_bpf__load(skel), "load"))
 		goto out;
-	link = bpf_program__attach_fprobe_multi_opts(skel->progs.fentry_cookie, NULL, &opts);
-	ASSERT_ERR_PTR(link, EINVAL, "fprobe.multi link of a bpf_session_cookie() program");
-	bpf_link__destroy(link);
-	opts.retprobe = true;
-	link = bpf_program__attach_fprobe_multi_opts(skel->progs.fentry_cookie, NULL, &opts);
-	ASSERT_ERR_PTR(link, EINVAL, "fretprobe.multi link of a bpf_session_cookie() program");
-	bpf_link__destroy(link);
+	skel->bss->target_tgid = getpid();
+	for (i = 0; i < CNT_FUNCS; i++)
+		skel->bss->cnt_funcs[i] = ksym_addr(cnt_names[i]);
+	link = bpf_program__attach_fprobe_multi_opts(skel->progs.counts, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach fprobe.multi") ||
+	    !ASSERT_OK(fpm_run("args", buf, sizeof(buf)), "fpm_test args"))
+		goto out;
+	ASSERT_STREQ(buf, "straddle=36 args8=36 wide=6\n", "fpm_test args result");
+	/* five chars, then a 16-byte struct: five */
+	cnt_check(&skel->bss->cnt_rec[0], 0, 5);
+	/* eight longs: the six in registers */
+	cnt_check(&skel->bss->cnt_rec[1], 1, 6);
+	/* a 16-byte struct first: none */
+	cnt_check(&skel->bss->cnt_rec[2], 2, 0);
 out:
+	bpf_link__destroy(link);
 	fprobe_accessors_bpf__destroy(skel);
 }
 
@@ -246,6 +303,8 @@ void test_fprobe_accessors(void)
 		test_fexit_parity();
 	if (test__start_subtest("session_parity"))
 		test_session_parity();
-	if (test__start_subtest("cookie_needs_session"))
-		test_cookie_needs_session();
+	if (test__start_subtest("cookie_outside_session"))
+		test_cookie_outside_session();
+	if (test__start_subtest("arg_counts"))
+		test_arg_counts();
 }

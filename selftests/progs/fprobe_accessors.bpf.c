@@ -70,6 +70,31 @@ int fret(void *ctx)
 	return record(ctx);
 }
 
+/* Functions whose arguments the registers do not all hold in order. */
+__u64 cnt_funcs[CNT_FUNCS];
+struct acc_rec cnt_rec[CNT_FUNCS];
+
+SEC("?fprobe.multi")
+int counts(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+	struct acc_rec *r = NULL;
+	int i;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	for (i = 0; i < CNT_FUNCS; i++)
+		if (cnt_funcs[i] == ip)
+			r = &cnt_rec[i];
+	if (!r)
+		return 0;
+	r->runs++;
+	r->arg_cnt = bpf_get_func_arg_cnt(ctx);
+	for (i = 0; i < ACC_ARGS; i++)
+		r->arg_err[i] = bpf_get_func_arg(ctx, i, &r->args[i]);
+	return 0;
+}
+
 /* The session kfuncs: a cookie set at entry, found at exit. */
 static __always_inline int session(void *ctx)
 {

@@ -6,6 +6,8 @@
 #define ACC_FUNCS	9	/* bpf_fentry_test1..8, fpm_test_recurse */
 #define ACC_ARGS	7	/* one past the register arguments */
 #define ACC_COOKIE	0x5e55105e55105e55ULL
+/* fpm_test_straddle(), fpm_test_args8(), fpm_test_wide() */
+#define CNT_FUNCS	3
 
 struct acc_rec {
 	__u64 runs;
