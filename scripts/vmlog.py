@@ -3,7 +3,7 @@
 """Judge a guest serial log.
 
 The guest runner prints "ok NAME", "not ok NAME" or "skip NAME" for each
-result and "N passed, N failed" last. The log fails when a result failed,
+result, optionally followed by "# SECONDS s", and "N passed, N failed" last. The log fails when a result failed,
 when the summary is missing or disagrees with the result lines, or when the
 kernel printed any splat (oops, BUG, WARNING, KASAN, lockdep, hung task,
 soft lockup, RCU stall, kmemleak report), wherever it appears.
@@ -31,7 +31,7 @@ SPLATS = [
     (re.compile(r"unreferenced object 0x"), "kmemleak report"),
     (re.compile(r"kmemleak: \d+ new suspected memory leaks"), "kmemleak report"),
 ]
-RESULT = re.compile(r"^(ok|not ok|skip) (\S+)\s*$")
+RESULT = re.compile(r"^(ok|not ok|skip) (\S+)(?:\s+# [0-9.]+ s)?\s*$")
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed\s*$")
 
 

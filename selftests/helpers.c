@@ -40,7 +40,80 @@ __u64 fentry_arg_bits(__u64 v, int bits)
 	return bits == 64 ? v : v & ((1ULL << bits) - 1);
 }
 
-unsigned long ksym_addr(const char *name)
+/*
+ * The core kernel's symbols never move, so /proc/kallsyms is read for them
+ * once (under TCG one read takes about a second) and kept sorted by
+ * address. Module and BPF symbols (a "[name]" column) come and go: they
+ * are looked up in /proc/kallsyms each time.
+ */
+struct ksym {
+	unsigned long addr;
+	char type;
+	char *name;
+};
+
+static struct {
+	struct ksym *syms;
+	size_t nr, cap;
+	unsigned long etext;
+	bool loaded;
+} core_ksyms;
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static bool add_core_ksym(unsigned long addr, char type, const char *name)
+{
+	struct ksym *k;
+
+	if (core_ksyms.nr == core_ksyms.cap) {
+		size_t cap = core_ksyms.cap ? core_ksyms.cap * 2 : 4096;
+
+		k = realloc(core_ksyms.syms, cap * sizeof(*k));
+		if (!k)
+			return false;
+		core_ksyms.syms = k;
+		core_ksyms.cap = cap;
+	}
+	k = &core_ksyms.syms[core_ksyms.nr];
+	k->name = strdup(name);
+	if (!k->name)
+		return false;
+	k->addr = addr;
+	k->type = type;
+	core_ksyms.nr++;
+	if (!strcmp(name, "_etext"))
+		core_ksyms.etext = addr;
+	return true;
+}
+
+static void load_core_ksyms(void)
+{
+	char sym[256], mod[64], type;
+	unsigned long addr;
+	char line[512];
+	FILE *f;
+
+	if (core_ksyms.loaded)
+		return;
+	core_ksyms.loaded = true;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %255s %63s", &addr, &type, sym, mod) == 3 &&
+		    !add_core_ksym(addr, type, sym))
+			break;
+	}
+	fclose(f);
+	qsort(core_ksyms.syms, core_ksyms.nr, sizeof(*core_ksyms.syms), ksym_cmp);
+}
+
+static unsigned long scan_ksym_addr(const char *name)
 {
 	unsigned long addr, found = 0;
 	char sym[256], type;
@@ -57,6 +130,65 @@ unsigned long ksym_addr(const char *name)
 	}
 	fclose(f);
 	return found;
+}
+
+unsigned long ksym_addr(const char *name)
+{
+	size_t i;
+
+	load_core_ksyms();
+	for (i = 0; i < core_ksyms.nr; i++) {
+		if (!strcmp(core_ksyms.syms[i].name, name))
+			return core_ksyms.syms[i].addr;
+	}
+	return scan_ksym_addr(name);
+}
+
+static const char *scan_ksym_name(unsigned long addr, char *name, size_t size)
+{
+	unsigned long a, best = 0;
+	char sym[256], type;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return name;
+	while (fscanf(f, "%lx %c %255s%*[^\n]", &a, &type, sym) == 3) {
+		if ((type == 't' || type == 'T') && a <= addr && a > best) {
+			best = a;
+			snprintf(name, size, "%s", sym);
+		}
+	}
+	fclose(f);
+	return name;
+}
+
+const char *ksym_name(unsigned long addr, char *name, size_t size)
+{
+	size_t lo = 0, hi, mid;
+
+	snprintf(name, size, "?");
+	load_core_ksyms();
+	if (!core_ksyms.etext || addr >= core_ksyms.etext)
+		return scan_ksym_name(addr, name, size);
+	/* the last text symbol at or below @addr */
+	hi = core_ksyms.nr;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (core_ksyms.syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct ksym *k = &core_ksyms.syms[lo];
+
+		if (k->type == 't' || k->type == 'T') {
+			snprintf(name, size, "%s", k->name);
+			break;
+		}
+	}
+	return name;
 }
 
 unsigned long ftrace_addr(const char *name)

@@ -9,6 +9,11 @@
 
 /* Address of a kernel symbol from /proc/kallsyms, 0 if absent. */
 unsigned long ksym_addr(const char *name);
+/*
+ * The kallsyms name of the function containing @addr, in @name; "?" when
+ * no text symbol lies at or below it. Returns @name.
+ */
+const char *ksym_name(unsigned long addr, char *name, size_t size);
 
 /*
  * Address of the ftrace call site of a function, from

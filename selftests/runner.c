@@ -5,11 +5,13 @@
  *   runner [-v] [-l] [-t FILTER[,FILTER...]]
  *
  * FILTER is a glob matched against "test" or "test/subtest". Results go to
- * stdout, one line each, then "N passed, N failed" as the last line. The
- * exit status is 1 when any result failed.
+ * stdout, one line each ("ok NAME # 1.25 s": the seconds it took), then
+ * "N passed, N failed" as the last line. The exit status is 1 when any
+ * result failed.
  */
 #include <fnmatch.h>
 #include <stdarg.h>
+#include <time.h>
 #include "test_progs.h"
 
 struct test_def {
@@ -35,6 +37,7 @@ static struct {
 	bool in_sub;
 	bool failed;
 	bool skipped;
+	struct timespec start;
 	int nr_subs;
 	int passed, failed_total, skipped_total;
 } cur;
@@ -83,21 +86,38 @@ void test__skip(const char *why)
 	test__log("  skipped: %s\n", why);
 }
 
+static void mark_start(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &cur.start);
+}
+
+static double seconds_since_start(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - cur.start.tv_sec) +
+	       (now.tv_nsec - cur.start.tv_nsec) / 1e9;
+}
+
 static void report(const char *name)
 {
+	const char *status = "ok";
+
 	if (cur.failed) {
-		printf("not ok %s\n", name);
+		status = "not ok";
 		cur.failed_total++;
 	} else if (cur.skipped) {
-		printf("skip %s\n", name);
+		status = "skip";
 		cur.skipped_total++;
 	} else {
-		printf("ok %s\n", name);
 		cur.passed++;
 	}
+	printf("%s %s # %.2f s\n", status, name, seconds_since_start());
 	fflush(stdout);
 	cur.failed = false;
 	cur.skipped = false;
+	mark_start();
 }
 
 static void end_subtest(void)
@@ -126,6 +146,7 @@ bool test__start_subtest(const char *name)
 	}
 	if (env.verbose)
 		printf("# %s/%s\n", cur.test, name);
+	mark_start();
 	return true;
 }
 
@@ -140,6 +161,7 @@ static void run_test(const struct test_def *t)
 	cur.skipped = false;
 	if (env.verbose)
 		printf("# %s\n", t->name);
+	mark_start();
 	t->fn();
 	end_subtest();
 	if (env.list) {

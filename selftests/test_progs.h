@@ -6,7 +6,8 @@
  * every such file in tests.h. A test may split itself into subtests with
  * test__start_subtest(); each subtest, or a test without any, is one
  * result. Results are printed as "ok NAME" / "not ok NAME" / "skip NAME"
- * lines, and the run ends with "N passed, N failed".
+ * lines, each followed by "# SECONDS s", and the run ends with
+ * "N passed, N failed".
  *
  * Every ASSERT_* takes a label that says what is checked; on failure it
  * prints the label with the actual and expected values and marks the

@@ -36,27 +36,6 @@ static void on_event(void *ctx, int cpu, void *data, __u32 size)
 	seen->ev[ev->is_return] = *ev;
 }
 
-/* The kallsyms name of the function containing @addr. */
-static const char *ksym_of(unsigned long addr, char *name, size_t size)
-{
-	unsigned long a, best = 0;
-	char sym[256], type;
-	FILE *f;
-
-	snprintf(name, size, "?");
-	f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return name;
-	while (fscanf(f, "%lx %c %255s%*[^\n]", &a, &type, sym) == 3) {
-		if ((type == 't' || type == 'T') && a <= addr && a > best) {
-			best = a;
-			snprintf(name, size, "%s", sym);
-		}
-	}
-	fclose(f);
-	return name;
-}
-
 static const char * const target[] = { "bpf_fentry_test1" };
 
 void test_fprobe_multi_stack(void)
@@ -92,7 +71,7 @@ void test_fprobe_multi_stack(void)
 			goto out;
 		n[side] = skel->bss->stack_len[side] / 8;
 		for (i = 0; i < n[side]; i++) {
-			ksym_of(skel->bss->stack[side][i], name, sizeof(name));
+			ksym_name(skel->bss->stack[side][i], name, sizeof(name));
 			test__log("  %s frame %d: %s\n", s, i, name);
 			snprintf(label, sizeof(label), "%s frame %d is no trampoline", s, i);
 			ASSERT_TRUE(strcmp(name, "return_to_handler") &&
@@ -100,11 +79,11 @@ void test_fprobe_multi_stack(void)
 				    strncmp(name, "fprobe_", 7), label);
 		}
 	}
-	ASSERT_STREQ(ksym_of(skel->bss->stack[0][0], name, sizeof(name)), "bpf_fentry_test1",
+	ASSERT_STREQ(ksym_name(skel->bss->stack[0][0], name, sizeof(name)), "bpf_fentry_test1",
 		     "entry frame 0");
-	ASSERT_STREQ(ksym_of(skel->bss->stack[0][1], name, sizeof(name)),
+	ASSERT_STREQ(ksym_name(skel->bss->stack[0][1], name, sizeof(name)),
 		     "bpf_prog_test_run_tracing", "entry frame 1: the caller");
-	ASSERT_STREQ(ksym_of(skel->bss->stack[1][0], name, sizeof(name)),
+	ASSERT_STREQ(ksym_name(skel->bss->stack[1][0], name, sizeof(name)),
 		     "bpf_prog_test_run_tracing", "exit frame 0: the caller");
 	ASSERT_EQ(n[1], n[0] - 1, "the exit stack is one frame shorter");
 	for (i = 0; i < n[1]; i++) {

@@ -11,7 +11,7 @@ import vmlog  # noqa: E402
 GOOD = """\
 [    0.000000] Linux version 6.12.117
 fpm: guest up, 2 cpus, kernel 6.12.117, mode test
-ok kretprobe_parity/classic
+ok kretprobe_parity/classic # 0.52 s
 ok kretprobe_parity/multi
 skip fprobe_events/entry_and_return
 2 passed, 0 failed
