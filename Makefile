@@ -6,8 +6,9 @@
 #   make             build everything (stages: deps apply config kernel
 #                    tools progs initramfs)
 #   make demo        build, boot, run the example tracer in the guest
-#   make test        build, then run every test: checkpatch, host unit
-#                    tests and the VM selftests (T=GLOB filters VM tests)
+#   make test        build, then run every test: the VM selftests (T=GLOB
+#                    filters them) and, meanwhile, checkpatch, the host
+#                    unit tests and the exported series' per-patch builds
 #   make check       checkpatch.pl --strict over patches and overlay C files,
 #                    and clang-19 W=1 over the kernel files the series changes
 #   make bench       build the base kernel too, then measure probe costs,
@@ -43,7 +44,11 @@ export BUILD := $(B)
 .PHONY: all deps apply config kernel tools progs initramfs demo test check bench \
 	refresh-patches export clean distclean
 
-all: initramfs
+# The kernel and the tools (libbpf, bpftool) build at once: the tools need
+# only the applied tree, and they use the CPU that the kernel's link steps,
+# which run on one CPU, leave idle.
+all:
+	@$(MAKE) --no-print-directory -j2 initramfs
 
 deps:
 	@$(STAGE) deps -- scripts/deps.sh
@@ -57,10 +62,10 @@ config: apply
 kernel: config
 	@$(STAGE) kernel -- scripts/kernel.sh build $(KB)
 
-tools: kernel
+tools: apply
 	@$(STAGE) tools -q $(B)/logs/tools.log -- $(MAKE) -f mk/user.mk KB=$(KB) FLAVOUR=$(FLAVOUR) tools
 
-progs: tools
+progs: kernel tools
 	@$(STAGE) progs -q $(B)/logs/progs.log -- $(MAKE) -f mk/user.mk KB=$(KB) FLAVOUR=$(FLAVOUR) FORCE_TOOLS= progs
 
 initramfs: progs

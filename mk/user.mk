@@ -33,7 +33,9 @@ USER_CFLAGS := -g -O2 -Wall -Werror -I$(USR)/include \
 # Keep BPF objects and skeletons: they are products, not scratch files.
 .SECONDARY:
 
-tools: $(LIBBPF_A) $(BPFTOOL) $(VMLINUX_H)
+# libbpf and bpftool need only the applied tree, so they can build while
+# the kernel does; vmlinux.h comes with the BPF objects that include it.
+tools: $(LIBBPF_A) $(BPFTOOL)
 
 # libbpf: its own make is incremental, so always ask it.
 # The tools stage always asks their own makefiles; later stages do not.

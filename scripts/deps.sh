@@ -9,7 +9,7 @@ PKGS=(
 	"$BASE_PACKAGE=$BASE_VERSION"
 	clang-19 llvm-19 lld-19 dwarves bc flex bison make gcc git
 	libelf-dev libssl-dev libcap-dev zlib1g-dev libzstd-dev
-	cpio busybox-static bash-static qemu-system-x86 python3 perl
+	cpio busybox-static bash-static qemu-system-x86 python3 perl ccache
 	xz-utils kmod gnuplot-nox python3-ply python3-git
 	# scripts/arch-check.sh (LoongArch builds with clang-19)
 	gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu gcc-s390x-linux-gnu

@@ -33,6 +33,8 @@ SK=$B/series-kbuild
 KB=$B/kbuild
 OVERLAY_SUBJECT="overlay: fprobe-multi files"
 
+. "$TOP/scripts/ccache.sh"
+
 die() { echo "export: ERROR: $*" >&2; exit 1; }
 
 # The last commit of the series in build/linux.
@@ -116,7 +118,7 @@ build_patch() {
 	cp "$KB/.config" "$SK/.config"
 	make -C "$WT" O="$SK" -s olddefconfig >>"$log" 2>&1
 	if [ ${#objs[@]} -gt 0 ]; then
-		make -C "$WT" O="$SK" -j"$(nproc)" KCFLAGS=-Werror "${objs[@]}" >>"$log" 2>&1 ||
+		make -C "$WT" O="$SK" "${KCC[@]}" -j"$(nproc)" KCFLAGS=-Werror "${objs[@]}" >>"$log" 2>&1 ||
 			return 1
 	fi
 	if [ -n "$tools" ]; then

@@ -11,6 +11,9 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$TOP/build}
 L=$B/linux
+. "$TOP/scripts/ccache.sh"
+# kbuild runs with its own -j, not with the jobserver of a calling make.
+unset MAKEFLAGS MFLAGS
 cmd=$1
 O=$(realpath -m "$2")
 shift 2
@@ -48,7 +51,7 @@ build)
 	rm -f "$O/.fpm-build-id"
 	log=$B/logs/kernel-$(basename "$O").log
 	"$TOP/scripts/stage.sh" kbuild -q "$log" -- \
-		make -C "$L" O="$O" -j"$(nproc)" bzImage modules
+		make -C "$L" O="$O" "${KCC[@]}" -j"$(nproc)" bzImage modules
 	echo "$id" >"$O/.fpm-build-id"
 	;;
 *)
