@@ -10,7 +10,8 @@
 # usage: arch-check.sh [-r RESULTS] [-s] [ARCH...]
 #   -s  build only the series' objects (the kernel/ C files it changes, and
 #       the arch's ftrace objects) instead of all of kernel/trace/ and
-#       kernel/bpf/: what "make test" runs, to keep it short
+#       kernel/bpf/: a quick run while working on the series ("make check"
+#       builds the whole directories)
 # Output in build/arch/ARCH (kept: a second run rebuilds what changed).
 set -uo pipefail
 

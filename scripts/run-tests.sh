@@ -1,6 +1,7 @@
 #!/bin/bash
-# The test command: build everything, then run checkpatch, the host unit
-# tests and the VM selftests. Every result is one "ok NAME" / "not ok NAME"
+# The test command: build everything, then run the VM selftests and,
+# meanwhile, checkpatch, the host unit tests and the exported series'
+# per-patch builds. Every result is one "ok NAME" / "not ok NAME"
 # line in build/results-FLAVOUR.txt; the last line printed is
 # "N passed, N failed" over all of them.
 #
@@ -38,9 +39,22 @@ if ! make --no-print-directory FLAVOUR="$flavour" all; then
 fi
 echo "ok build" >>"$R"
 
-# The other architectures build only the series' objects here (make check
-# builds all of kernel/trace/ and kernel/bpf/ for them).
-ARCH_CHECK=series "$STAGE" checkpatch -- scripts/check.sh -r "$R"
+kb=$B/kbuild
+[ "$flavour" = debug ] && kb=$B/kbuild-debug
+
+# The VM tests run on one host CPU (one TCG thread), so the checks run on
+# the other one meanwhile. The VM's output goes to its log; its results
+# are added to $R when it is done.
+: >"$R.vm"
+"$STAGE" vm-tests -q "$B/logs/vm-tests-$flavour.out" -- \
+	scripts/vmtest.sh -m test ${filter:+-t "$filter"} -T "$timeout" \
+	-k "$kb" -i "$B/initramfs-$flavour.cpio.gz" -l "$B/logs/vm-test-$flavour.log" \
+	-r "$R.vm" &
+vm=$!
+
+# checkpatch.pl over the series and the overlay (clang W=1 and the other
+# architectures are "make check").
+"$STAGE" checkpatch -- scripts/check.sh -p -r "$R"
 
 "$STAGE" host-tests -- scripts/host-tests.sh -r "$R" -u "$B/user-$flavour"
 
@@ -53,10 +67,9 @@ if [ "$flavour" = default ]; then
 	fi
 fi
 
-kb=$B/kbuild
-[ "$flavour" = debug ] && kb=$B/kbuild-debug
-"$STAGE" vm-tests -- scripts/vmtest.sh -m test ${filter:+-t "$filter"} -T "$timeout" \
-	-k "$kb" -i "$B/initramfs-$flavour.cpio.gz" -l "$B/logs/vm-test-$flavour.log" -r "$R"
-
+wait "$vm"
+grep -E '^[0-9]+ passed, [0-9]+ failed' "$B/logs/vm-test-$flavour.log" | sed 's/^/vm-tests: /'
+cat "$R.vm" >>"$R"
+rm -f "$R.vm"
 echo "tests: $(($(date +%s) - start)) s in all; results in $R"
 summary
