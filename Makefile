@@ -10,7 +10,8 @@
 #                    filters them) and, meanwhile, checkpatch, the host
 #                    unit tests and the exported series' per-patch builds
 #   make check       checkpatch.pl --strict over patches and overlay C files,
-#                    and clang-19 W=1 over the kernel files the series changes
+#                    clang-19 W=1 over the kernel files the series changes,
+#                    and the series' code built for seven architectures
 #   make bench       build the base kernel too, then measure probe costs,
 #                    attach times and memory on both (results in build/bench)
 #   make refresh-patches   export commits made in build/linux back to

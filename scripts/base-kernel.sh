@@ -23,11 +23,7 @@ esac
 	git -C "$B/linux" worktree add -q --detach "$W" base
 # Configured again whenever the fragments change, like the test kernel.
 # shellcheck disable=SC2086
-id=$(cat $FRAGS | sha256sum)
-if [ ! -f "$O/.config" ] || [ "$id" != "$(cat "$O/.fpm-config-id" 2>/dev/null)" ]; then
-	LINUX_TREE=$W "$TOP/scripts/config.sh" "$O" $FRAGS
-	echo "$id" >"$O/.fpm-config-id"
-fi
+LINUX_TREE=$W "$TOP/scripts/kernel.sh" config "$O" $FRAGS
 . "$TOP/scripts/ccache.sh"
 "$TOP/scripts/stage.sh" "${O##*/}" -q "$B/logs/kernel-${O##*/}.log" -- \
 	make -C "$W" O="$O" "${KCC[@]}" -j"$(nproc)" bzImage
