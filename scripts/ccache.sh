@@ -7,11 +7,15 @@
 # debug info then names the first clone's paths, which nothing here reads.
 #
 # Sets KCC: the make arguments that select the compiler ("CC=ccache gcc"),
-# empty without ccache. FPM_CCACHE=0 turns it off.
+# and KHOSTCC, the host compiler's ("HOSTCC=ccache gcc"), both empty
+# without ccache. FPM_CCACHE=0 turns it off.
 KCC=()
-if [ "${FPM_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+KHOSTCC=()
+if [ "${FPM_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null &&
+	[ -n "${CCACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-}}}" ]; then
 	export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fprobe-multi/ccache}
 	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 	KCC=("CC=ccache gcc")
+	KHOSTCC=("HOSTCC=ccache gcc")
 fi

@@ -34,6 +34,9 @@ KB=$B/kbuild
 OVERLAY_SUBJECT="overlay: fprobe-multi files"
 
 . "$TOP/scripts/ccache.sh"
+# The per-patch builds compile host programs (objtool, resolve_btfids,
+# bpftool's bootstrap) through ccache too.
+KCC+=("${KHOSTCC[@]}")
 
 die() { echo "export: ERROR: $*" >&2; exit 1; }
 
@@ -102,8 +105,31 @@ objects_including() {
 	done <"$SK.objs"
 }
 
+# The project's .config, as the Kconfig files of commit $1 take it. It is
+# made again (olddefconfig, 10 s here) only when what olddefconfig reads
+# for x86 differs from the tree it was last made for (the Kconfig files
+# outside other architectures' directories, kconfig itself and the scripts
+# Kconfig runs), or the project's .config ($3, its hash) or the compiler
+# changed. A fresh copy at every patch would also make every build run
+# syncconfig again.
+config_for() {
+	local c=$1 log=$2 key made changed
+	key="$3 $(gcc -dumpfullversion)"
+	made=$(cat "$SK/.config-made" 2>/dev/null) || made=
+	if [ -f "$SK/.config" ] && [ -n "$made" ] && [ "${made#* }" = "$key" ] &&
+		changed=$(git -C "$WT" diff --no-renames --name-only "${made%% *}" "$c" -- \
+			'*Kconfig*' scripts/kconfig scripts/Kconfig.include 'scripts/*.sh' Makefile) &&
+		[ -z "$(awk '!/^arch\/[^\/]+\// || /^arch\/x86\//' <<<"$changed")" ]; then
+		return 0
+	fi
+	rm -f "$SK/.config-made"
+	cp "$KB/.config" "$SK/.config" || return 1
+	make -C "$WT" O="$SK" "${KCC[@]}" -s olddefconfig >>"$log" 2>&1 || return 1
+	echo "$(git -C "$WT" rev-parse "$c^{tree}") $key" >"$SK/.config-made"
+}
+
 build_patch() {
-	local c=$1 log=$2 f objs=() tools=
+	local c=$1 log=$2 cfg=$3 f objs=() tools=
 	for f in $(git -C "$WT" diff-tree --no-commit-id --name-only -r "$c"); do
 		case $f in
 		tools/*) tools=1 ;;
@@ -114,9 +140,7 @@ build_patch() {
 	# only the objects whose source exists at this patch
 	mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sed '/^$/d' | sort -u |
 		while read -r f; do if [ -f "$WT/${f%.o}.c" ]; then echo "$f"; fi; done)
-	# the project's .config, as this patch's Kconfig files take it
-	cp "$KB/.config" "$SK/.config"
-	make -C "$WT" O="$SK" -s olddefconfig >>"$log" 2>&1
+	config_for "$c" "$log" "$cfg" || return 1
 	if [ ${#objs[@]} -gt 0 ]; then
 		make -C "$WT" O="$SK" "${KCC[@]}" -j"$(nproc)" KCFLAGS=-Werror "${objs[@]}" >>"$log" 2>&1 ||
 			return 1
@@ -124,6 +148,7 @@ build_patch() {
 	if [ -n "$tools" ]; then
 		mkdir -p "$SK/bpftool"
 		make -C "$WT/tools/bpf/bpftool" -j"$(nproc)" OUTPUT="$SK/bpftool/" \
+			"${KCC[@]}" \
 			CLANG=clang-19 LLVM_STRIP=llvm-strip-19 feature-llvm=0 \
 			feature-libbfd=0 feature-libbfd-liberty=0 feature-libbfd-liberty-z=0 \
 			>>"$log" 2>&1 || return 1
@@ -174,7 +199,7 @@ cmd_check() {
 		if grep -qxF "$tree $cfg" "$SK/.built" 2>/dev/null; then
 			echo "export: patch $n built before (same tree and .config)"
 			echo "ok export:build/$(printf %02d $n)" >>"$results"
-		elif what=$(build_patch "$c" "$log"); then
+		elif what=$(build_patch "$c" "$log" "$cfg"); then
 			echo "$tree $cfg" >>"$SK/.built"
 			echo "export: patch $n builds: $what, $((SECONDS - t0)) s"
 			echo "ok export:build/$(printf %02d $n)" >>"$results"
