@@ -301,7 +301,9 @@ export_commit() {
 			g log -1 --format=%B "$c" | g commit-tree "$tree" -p "$c^"
 		)
 	fi
-	g format-patch --zero-commit --no-signature --no-numbered \
+	# A fixed abbreviation: git's default grows with the number of
+	# objects, which differs between a new tree and an old one.
+	g format-patch --zero-commit --no-signature --no-numbered --abbrev=7 \
 		--start-number "$n" -o "$TOP/patches" -1 "$c" | xargs -n1 basename
 }
 

@@ -105,6 +105,10 @@ struct bpf_fprobe_link {
 	bool detached;
 };
 
+/*
+ * Set field by field on each run, with no clearing first: a new field must
+ * be set in fprobe_run_ctx_init().
+ */
 struct bpf_fprobe_run_ctx {
 	/* is_return, and the session data for bpf_session_cookie() too */
 	struct bpf_session_run_ctx session_ctx;
@@ -218,29 +222,41 @@ u64 bpf_fprobe_link_entry_ip(struct bpf_run_ctx *ctx)
 	return fprobe_run_ctx_entry_ip(fprobe_link_run_ctx());
 }
 
-/* Runs the program. Returns its result, or 1 when it could not run. */
-static int fprobe_link_prog_run(struct bpf_fprobe_link *link,
-				unsigned long fentry_ip,
-				struct ftrace_regs *fregs, bool is_return,
-				u64 *words)
+static __always_inline void fprobe_run_ctx_init(struct bpf_fprobe_run_ctx *run_ctx,
+						struct bpf_fprobe_link *link,
+						unsigned long fentry_ip,
+						struct ftrace_regs *fregs,
+						bool is_return, u64 *words)
 {
-	struct bpf_fprobe_run_ctx run_ctx = {
-		.session_ctx = {
-			.is_return = is_return,
-			.data = link->session_words ? words + link->saved_args :
-						      &run_ctx.cookie,
-		},
-		.link = link,
-		.fregs = fregs,
-		.fentry_ip = fentry_ip,
-		.args = words,
-	};
+	run_ctx->session_ctx.is_return = is_return;
+	run_ctx->session_ctx.data = link->session_words ?
+				    words + link->saved_args : &run_ctx->cookie;
+	run_ctx->link = link;
+	run_ctx->fregs = fregs;
+	run_ctx->regs = NULL;
+	run_ctx->fentry_ip = fentry_ip;
+	run_ctx->entry_ip = 0;
+	run_ctx->args = words;
+	run_ctx->nargs_known = false;
+	run_ctx->cookie = 0;
+}
+
+/* Runs the program. Returns its result, or 1 when it could not run. */
+static __always_inline int fprobe_link_prog_run(struct bpf_fprobe_link *link,
+						unsigned long fentry_ip,
+						struct ftrace_regs *fregs,
+						bool is_return, u64 *words)
+{
+	/* each field is set below: no clearing of the whole on every run */
+	struct bpf_fprobe_run_ctx run_ctx __uninitialized;
 	struct bpf_run_ctx *old_run_ctx;
 	void *ctx = fregs;
 	int ret = 1;
 
 	/* fprobe handlers run with preemption disabled. */
 	cant_sleep();
+
+	fprobe_run_ctx_init(&run_ctx, link, fentry_ip, fregs, is_return, words);
 
 	if (unlikely(__this_cpu_inc_return(bpf_prog_active) != 1)) {
 		bpf_prog_inc_misses_counter(link->link.prog);

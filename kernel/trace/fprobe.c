@@ -54,9 +54,11 @@
  * id is published before its first node, so that no header is ever
  * written without one.
  * The handlers run with preemption off (under
- * ftrace_test_recursion_trylock()) and look the tables up under
- * rcu_read_lock(); unregister_fprobe() waits for them with
- * synchronize_rcu() before it frees anything. That wait covers only
+ * ftrace_test_recursion_trylock() or in fgraph's return), which is an RCU
+ * read-side section: unregister_fprobe() waits for them with
+ * synchronize_rcu() before it frees anything. The entry takes
+ * rcu_read_lock() as well, for rhashtable's checks; the exit, which reads
+ * only the id cache and the xarray, does without. That wait covers only
  * handlers that run where RCU is watching. fgraph enters its owners only
  * there, but a call may return where RCU is not: such an exit stays
  * pending, to be counted in nmissed at unregister. The ftrace_ops of an
@@ -112,11 +114,20 @@ static u32 fprobe_addr_hash(const void *data, u32 len, u32 seed)
 	return hash_long(*(const unsigned long *)data ^ seed, 32);
 }
 
+/* and compares it inline, where rhashtable's default calls memcmp() */
+static int fprobe_addr_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct fprobe_node *node = obj;
+
+	return node->addr != *(const unsigned long *)arg->key;
+}
+
 static const struct rhashtable_params fprobe_rht_params = {
 	.head_offset		= offsetof(struct fprobe_node, head),
 	.key_offset		= offsetof(struct fprobe_node, addr),
 	.key_len		= sizeof_field(struct fprobe_node, addr),
 	.hashfn			= fprobe_addr_hash,
+	.obj_cmpfn		= fprobe_addr_cmp,
 	.automatic_shrinking	= true,
 };
 
@@ -136,7 +147,7 @@ static struct fprobe __rcu *fprobe_id_cache[FPROBE_ID_CACHE];
 
 static __always_inline struct fprobe *fprobe_from_id(u32 id)
 {
-	struct fprobe *fp = rcu_dereference(fprobe_id_cache[id % FPROBE_ID_CACHE]);
+	struct fprobe *fp = rcu_dereference_sched(fprobe_id_cache[id % FPROBE_ID_CACHE]);
 
 	if (likely(fp && READ_ONCE(fp->id) == id))
 		return fp;
@@ -165,6 +176,7 @@ static struct fgraph_ops fprobe_graph_ops = {
 	.retfunc	= fprobe_return,
 	.missfunc	= fprobe_missed,
 	.lazy_stacks	= true,
+	.no_timestamps	= true,
 };
 
 static __always_inline int fprobe_data_words(struct fprobe *fp)
@@ -229,7 +241,7 @@ static void fprobe_ftrace_entry(unsigned long ip, unsigned long parent_ip,
 	if (unlikely(fprobe_disabled(fp)))
 		return;
 	/* synchronize_rcu() in unregister_fprobe() does not wait for us */
-	if (unlikely(!rcu_is_watching())) {
+	if (unlikely(!ftrace_rcu_is_watching())) {
 		atomic_long_inc(&fp->nmissed);
 		return;
 	}
@@ -339,13 +351,12 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 	 * synchronize_rcu() in unregister_fprobe() does not wait for us, so
 	 * no fprobe can be looked up: the headers stay pending
 	 */
-	if (unlikely(!rcu_is_watching()))
+	if (unlikely(!ftrace_rcu_is_watching()))
 		return;
 	size /= sizeof(long);
 	ret_ip = ftrace_regs_get_instruction_pointer(fregs);
 
 	bit = ftrace_test_recursion_trylock(ip, ret_ip);
-	rcu_read_lock();
 	while (used + FPROBE_HDR_WORDS <= size) {
 		u64 hdr = *(u64 *)(block + used);
 		int words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
@@ -369,7 +380,6 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 			fp->exit_handler(fp, ip, ret_ip, fregs,
 					 words ? block + used - words : NULL);
 	}
-	rcu_read_unlock();
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
 }

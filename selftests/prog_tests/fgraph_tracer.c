@@ -18,7 +18,16 @@
  * reach the tracer, which clears its notrace state there: fgraph used to
  * skip such returns, and the task's later calls (fpm_test_inner()) were
  * then never traced again.
+ *
+ * timed_after_fprobe: fprobe reads no call times, so while it is fgraph's
+ * only owner no call reads the clock. The function_graph tracer, started
+ * while an "f%return" event on fpm_test_sleep() is enabled, must still
+ * time that function: the call sleeps at least 20 ms (fpm_test sleep 0, which returns 1),
+ * and the tracer must report a duration of at least 20,000 us (without
+ * the clock it read 0). The event must fire once.
  */
+#include <ctype.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include "test_progs.h"
 #include "helpers.h"
@@ -185,6 +194,73 @@ cleanup:
 	write_file(TRACEFS "set_ftrace_filter", "");
 }
 
+/*
+ * The durations that function_graph reports on lines naming @func (a leaf
+ * call, or the closing brace of one that had an event inside): how many
+ * there are, and the last one in us.
+ */
+static int graph_durations(const char *trace, const char *func, double *us)
+{
+	const char *line = trace, *end, *at, *p;
+	int n = 0;
+
+	for (; *line; line = *end ? end + 1 : end) {
+		end = line + strcspn(line, "\n");
+		at = strstr(line, func);
+		if (!at || at > end)
+			continue;
+		p = strstr(line, " us ");
+		if (!p || p > at)
+			continue;
+		while (p > line && (isdigit(p[-1]) || p[-1] == '.'))
+			p--;
+		*us = strtod(p, NULL);
+		n++;
+	}
+	return n;
+}
+
+static void timed_after_fprobe(void)
+{
+	static const char *const def = "f:fpm/slr fpm_test_sleep%return ret=$retval:s32";
+	static char trace[16384];
+	bool added = false;
+	char buf[96];
+	double us = -1;
+
+	ASSERT_OK(write_file(TRACEFS "tracing_on", "1"), "tracing_on");
+	if (!ASSERT_OK(append_file(TRACEFS "dynamic_events", def), def))
+		goto cleanup;
+	added = true;
+	if (!ASSERT_OK(write_file(TRACEFS "events/fpm/slr/enable", "1"), "enable the event") ||
+	    !ASSERT_OK(write_file(TRACEFS "set_ftrace_filter", "fpm_test_sleep"),
+		       "filter function_graph to fpm_test_sleep") ||
+	    !ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
+		       "start the function_graph tracer"))
+		goto cleanup;
+	ASSERT_OK(write_file(TRACEFS "trace", ""), "clear the trace buffer");
+	if (!ASSERT_OK(fpm_run("sleep 0", buf, sizeof(buf)), "fpm_test sleep 0"))
+		goto cleanup;
+	ASSERT_OK(write_file(TRACEFS "tracing_on", "0"), "tracing_off");
+	ASSERT_HAS(buf, "ret=1 ", "fpm_test_sleep(0) returned 1");
+	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
+		goto cleanup;
+	ASSERT_EQ(count_substr(trace, "slr: "), 1, "the f%return event fired once");
+	ASSERT_EQ(count_substr(trace, " ret=1 */"), 1, "with the return value");
+	ASSERT_EQ(graph_durations(trace, "fpm_test_sleep [", &us), 1,
+		  "one function_graph duration for fpm_test_sleep()");
+	ASSERT_GE(us, 20000, "function_graph timed the 20 ms sleep (us)");
+	ASSERT_TRUE(us < 60e6, "within a minute: not by a clock it never read");
+cleanup:
+	write_file(TRACEFS "current_tracer", "nop");
+	write_file(TRACEFS "tracing_on", "1");
+	write_file(TRACEFS "set_ftrace_filter", "");
+	if (added) {
+		write_file(TRACEFS "events/fpm/slr/enable", "0");
+		ASSERT_OK(append_file(TRACEFS "dynamic_events", "-:fpm/slr"), "remove the event");
+	}
+}
+
 void test_fgraph_tracer(void)
 {
 	if (test__start_subtest("retval"))
@@ -195,4 +271,6 @@ void test_fgraph_tracer(void)
 		slot_zero();
 	if (test__start_subtest("rcu_off_return"))
 		rcu_off_return();
+	if (test__start_subtest("timed_after_fprobe"))
+		timed_after_fprobe();
 }

@@ -129,6 +129,18 @@ class BenchReportTest(unittest.TestCase):
         mem = self.target(res, "fprobe.session memory")
         self.assertEqual((mem["value"], mem["reference"]), (964, 388))
         self.assertFalse(mem["met"])
+        # the limits of the exit-path work
+        limits = {t["target"].split(" (")[0]: t["limit"] for t in res["targets"]}
+        self.assertEqual(limits["kretprobe.multi vs base kretprobe.multi"], 1.0)
+        self.assertEqual(limits["kprobe.session vs base kprobe.session"], 1.0)
+        self.assertEqual(limits["fprobe.multi exit vs base kretprobe.multi"], 0.8)
+        self.assertEqual(limits["fprobe.multi session vs base kretprobe.multi"], 1.0)
+        self.assertEqual(limits["kprobe.multi vs base kprobe.multi"], 0.9)
+        self.assertEqual(limits["stretch: fprobe.multi exit vs fexit"], 2.0)
+        # no kretprobe.multi attach-all on the patched kernel: not met
+        kattach = self.target(res, "kretprobe.multi attach-all")
+        self.assertIsNone(kattach["ratio"])
+        self.assertFalse(kattach["met"])
 
     def test_agreement_of_the_two_icount_runs(self):
         self.full_set()
