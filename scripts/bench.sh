@@ -13,35 +13,45 @@
 #             memory of one link on 1,000 functions with 100 extra tasks
 #   plain     per-call cost without icount, for context (host dependent)
 #
-# usage: bench.sh [-n CALLS] [-r RUNS]
+# With -f debug, both kernels are the debug flavour (KASAN, lockdep,
+# kmemleak: configs/debug.config) and only the two icount boots run:
+# the per-call cost of the same rows, in build/bench-debug/.
+#
+# usage: bench.sh [-f default|debug] [-n CALLS] [-r RUNS]
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$TOP/build}
-OUT=$B/bench
-calls=200000 runs=3
-while getopts "n:r:" o; do
+calls=200000 runs=3 flavour=default
+while getopts "f:n:r:" o; do
 	case $o in
+	f) flavour=$OPTARG ;;
 	n) calls=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
+case $flavour in
+default) OUT=$B/bench sfx= ;;
+debug) OUT=$B/bench-debug sfx=-debug ;;
+*) echo "bench.sh: unknown flavour '$flavour'" >&2; exit 2 ;;
+esac
 
 STAGE=$TOP/scripts/stage.sh
-"$STAGE" base-kernel -- "$TOP/scripts/base-kernel.sh" default
+"$STAGE" "base-kernel$sfx" -- "$TOP/scripts/base-kernel.sh" "$flavour"
 
 rm -rf "$OUT"
 mkdir -p "$OUT/logs"
-initrd=$B/initramfs-default.cpio.gz
+echo "$flavour" >"$OUT/flavour"
+initrd=$B/initramfs-$flavour.cpio.gz
 percall="percall/-r/$runs/-n/$calls"
 
 # boot KERNEL NAME STEPS [vmtest options]: one guest, log in $OUT/logs
 boot() {
 	local kernel=$1 name=$2 steps=$3 kb
 	shift 3
-	kb=$B/kbuild
-	[ "$kernel" = base ] && kb=$B/kbuild-base
+	kb=$B/kbuild$sfx
+	[ "$kernel" = base ] && kb=$B/kbuild-base$sfx
 	# A kernel that dies is a finding for the report, not a bench failure.
 	"$STAGE" "$kernel-$name" -- "$TOP/scripts/vmtest.sh" -m bench -T 1800 \
 		-k "$kb" -i "$initrd" -l "$OUT/logs/$kernel-$name.log" \
@@ -49,6 +59,11 @@ boot() {
 }
 
 for kernel in base patched; do
+	if [ "$flavour" = debug ]; then
+		boot $kernel icount-a "$percall" -c
+		boot $kernel icount-b "$percall" -c
+		continue
+	fi
 	boot $kernel memory-kretprobe.multi memory:kretprobe.multi -c
 	[ $kernel = patched ] && boot $kernel memory-fprobe.session memory:fprobe.session -c
 	boot $kernel icount-a "$percall,attach" -c

@@ -142,6 +142,26 @@ class BenchReportTest(unittest.TestCase):
         self.assertIsNone(kattach["ratio"])
         self.assertFalse(kattach["met"])
 
+    def test_debug_flavour(self):
+        # bench.sh -f debug: two icount boots per kernel, per-call rows only
+        with open(os.path.join(self.dir, "flavour"), "w") as f:
+            f.write("debug\n")
+        for k, costs in (("base", BASE), ("patched", PATCHED)):
+            self.write(f"{k}-icount-a.log", log(percall(costs)))
+            self.write(f"{k}-icount-b.log", log(percall(costs)))
+        res = self.summary()
+        self.assertEqual(res["flavour"], "debug")
+        self.assertEqual([t["target"] for t in res["targets"]],
+                         ["debug: kretprobe.multi vs base kretprobe.multi (instr/call)"])
+        self.assertAlmostEqual(res["targets"][0]["ratio"], 813 / 507)
+        self.assertEqual(res["targets"][0]["limit"], 1.1)
+        self.assertFalse(res["targets"][0]["met"])
+        text = report.render(res)
+        self.assertIn("median of the runs, debug kernels)", text)
+        self.assertNotIn("Attach and detach", text)
+        self.assertNotIn("Memory of one link", text)
+        self.assertIn("limit 1.1x: MISSED", text)
+
     def test_agreement_of_the_two_icount_runs(self):
         self.full_set()
         res = self.summary()
@@ -151,6 +171,9 @@ class BenchReportTest(unittest.TestCase):
         self.assertEqual(worst["row"], "fexit")
         self.assertAlmostEqual(worst["diff"], 0.004 / 156.004)
         self.assertIn("agree within 0.00%", report.render(res))
+        self.assertNotIn("none", [a["row"] for a in res["agreement"]])
+        self.assertEqual([a["abs"] for a in res["loop_agreement"]], [0, 0])
+        self.assertIn("the bare loop within 0.00 instructions per call", report.render(res))
 
     def test_a_kernel_that_died_is_reported(self):
         self.full_set(base_attach_done=False)
