@@ -9,11 +9,14 @@
 #   make test        build, then run every test: the VM selftests (T=GLOB
 #                    filters them) and, meanwhile, checkpatch, the host
 #                    unit tests and the exported series' per-patch builds
+#   make shell       a root shell in the guest, this directory shared into it
+#                    read-write (scripts/vmtest.sh -x CMD runs one command)
 #   make check       checkpatch.pl --strict over patches and overlay C files,
 #                    clang-19 W=1 over the kernel files the series changes,
 #                    and the series' code built for seven architectures
 #   make bench       build the base kernel too, then measure probe costs,
-#                    attach times and memory on both (results in build/bench)
+#                    attach times and memory on both (results in build/bench;
+#                    FLAVOUR=debug: per-call costs only, in build/bench-debug)
 #   make refresh-patches   export commits made in build/linux back to
 #                    patches/ and the overlay
 #   make export      the series as a proposal: git format-patch and a
@@ -42,7 +45,7 @@ endif
 STAGE := $(TOP)/scripts/stage.sh
 export BUILD := $(B)
 
-.PHONY: all deps apply config kernel tools progs initramfs demo test check bench \
+.PHONY: all deps apply config kernel tools progs initramfs demo test shell check bench \
 	refresh-patches export clean distclean
 
 # The kernel and the tools (libbpf, bpftool) build at once: the tools need
@@ -78,6 +81,10 @@ demo: all
 
 test:
 	@scripts/run-tests.sh $(FLAVOUR) '$(T)' $(VM_TIMEOUT)
+
+# A root shell in the guest, with this directory shared read-write.
+shell: all
+	@scripts/vmtest.sh -m shell -k $(KB) -i $(B)/initramfs-$(FLAVOUR).cpio.gz
 
 # The default flavour measures everything; FLAVOUR=debug (lockdep, KASAN)
 # the per-call rows only, against the base kernel built the same way.

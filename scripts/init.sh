@@ -6,6 +6,12 @@
 #   fpm.mode=bench  run fpm_bench once per step of fpm.bench=STEP[,STEP...],
 #                   where STEP is percall, attach or memory:KIND, and
 #                   STEP/ARG/ARG... passes arguments to it
+#   fpm.mode=exec   run the command of the virtio-9p share "fpmcmd" (a file
+#                   named cmd) with sh, in the host's directory, then print
+#                   "fpm: exec exit STATUS"
+#   fpm.mode=shell  a root shell on the console, in the host's directory
+#   fpm.dir=DIR     the host's directory (virtio-9p share "host"), mounted
+#                   read-write at the same path (exec and shell)
 #   fpm.kmod=0      do not load the test module
 # The host parses this console output; see scripts/vmlog.py.
 /bin/busybox --install -s /bin
@@ -22,6 +28,7 @@ ulimit -l unlimited
 mode=test
 filter=
 bench=
+dir=
 kmod=1
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -29,6 +36,7 @@ for arg in $(cat /proc/cmdline); do
 	fpm.filter=*) filter=${arg#fpm.filter=} ;;
 	fpm.kmod=*) kmod=${arg#fpm.kmod=} ;;
 	fpm.bench=*) bench=${arg#fpm.bench=} ;;
+	fpm.dir=*) dir=${arg#fpm.dir=} ;;
 	esac
 done
 # fpm.kmod=0: a kernel the test module was not built for (the base kernel)
@@ -36,6 +44,15 @@ if [ "$kmod" = 1 ]; then
 	insmod /lib/fpm_test.ko || echo "fpm: ERROR: cannot load fpm_test.ko"
 fi
 echo "fpm: guest up, $(nproc) cpus, kernel $(uname -r), mode $mode"
+
+# The host's directory at the same path as on the host, so that its paths
+# work in the guest; the root file system is the initramfs, in memory.
+share_host() {
+	[ -n "$dir" ] || return 0
+	mkdir -p "$dir" &&
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 host "$dir" &&
+		cd "$dir" || echo "fpm: ERROR: cannot mount the host's $dir"
+}
 
 case $mode in
 test)
@@ -47,6 +64,18 @@ demo)
 	;;
 probe)
 	echo "fpm: probe ok"
+	;;
+exec | shell)
+	share_host
+	if [ "$mode" = exec ]; then
+		mkdir -p /run/fpmcmd
+		mount -t 9p -o trans=virtio,version=9p2000.L fpmcmd /run/fpmcmd
+		sh /run/fpmcmd/cmd
+		echo "fpm: exec exit $?"
+	else
+		echo "fpm: shell in $PWD; bpftool, the examples and the runner are on PATH; exit ends it"
+		setsid cttyhack sh -l
+	fi
 	;;
 bench)
 	# kmemleak's periodic scan runs beside the benchmark, and under icount

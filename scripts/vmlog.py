@@ -8,7 +8,8 @@ when the summary is missing or disagrees with the result lines, or when the
 kernel printed any splat (oops, BUG, WARNING, KASAN, lockdep, hung task,
 soft lockup, RCU stall, kmemleak report), wherever it appears.
 
-usage: vmlog.py LOG [--results FILE] [--mode test|demo|probe]
+usage: vmlog.py LOG [--results FILE] [--mode test|demo|probe|bench|exec|shell]
+Only test mode expects results; every mode needs a clean log and "fpm: done".
 Exit status: 0 when the log passes, 1 otherwise.
 """
 import argparse
