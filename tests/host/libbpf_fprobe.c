@@ -110,6 +110,8 @@ struct opts_case {
 	const char *pattern;
 	const char *msg;
 	int syms, addrs, cookies, cnt, retprobe, session;
+	__u32 session_size, saved_args;
+	int err;	/* 0: EINVAL */
 };
 
 static const struct opts_case opts_cases[] = {
@@ -126,6 +128,14 @@ static const struct opts_case opts_cases[] = {
 	{ "cnt_zero", NULL, "cnt is 0", .syms = 1 },
 	{ "retprobe_and_session", "vfs_*", "retprobe and session exclude each other",
 	  .retprobe = 1, .session = 1 },
+	{ "session_size_without_session", "vfs_*", "session_size needs session",
+	  .retprobe = 1, .session_size = 8 },
+	{ "saved_args_at_entry", "vfs_*", "saved_args needs retprobe or session",
+	  .saved_args = 1 },
+	{ "session_size_over", "vfs_*", "session_size 72 is over the kernel's limit of 64 bytes",
+	  .session = 1, .session_size = 72, .err = E2BIG },
+	{ "saved_args_over", "vfs_*", "saved_args 7 is over the kernel's limit of 6",
+	  .retprobe = 1, .saved_args = 7, .err = E2BIG },
 	/* valid options: the next check is the missing program fd */
 	{ "not_loaded", "vfs_*", "can't attach BPF program without FD" },
 };
@@ -150,10 +160,13 @@ static void check_opts(struct bpf_object *obj)
 		opts.cnt = c->cnt;
 		opts.retprobe = c->retprobe;
 		opts.session = c->session;
+		opts.session_size = c->session_size;
+		opts.saved_args = c->saved_args;
 		snprintf(name, sizeof(name), "attach_opts_%s", c->name);
 		start(name);
 		link = bpf_program__attach_fprobe_multi_opts(p, c->pattern, &opts);
-		CHECK(!link && errno == EINVAL, "errno %d, want EINVAL", errno);
+		CHECK(!link && errno == (c->err ?: EINVAL), "errno %d, want %d", errno,
+		      c->err ?: EINVAL);
 		CHECK(strstr(logbuf, c->msg), "'%s' not in log: %s", c->msg, logbuf);
 		end();
 	}
