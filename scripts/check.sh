@@ -1,7 +1,8 @@
 #!/bin/bash
 # checkpatch.pl --strict, from the applied tree, over every patch in the
 # series and every C source and header this project owns: the kernel
-# overlay, selftests/, bpf-progs/ and bench/. Any error, warning or check fails.
+# overlay, selftests/, bpf-progs/, bench/ and examples/. Any error, warning
+# or check fails.
 # Then, unless -p, scripts/clang-check.sh: the kernel files the series
 # changes, built with clang-19 at W=1 (a warning in a line the series added
 # fails), and scripts/arch-check.sh: the series' code for arm64, riscv,
@@ -67,7 +68,7 @@ for f in $(git ls-files --cached --others --exclude-standard -- \
 	n=$((n + 1))
 done
 for f in $(git ls-files --cached --others --exclude-standard -- \
-	'selftests/*.[ch]' 'bpf-progs/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' ':!selftests/kmod'); do
+	'selftests/*.[ch]' 'bpf-progs/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' 'examples/*.[ch]' ':!selftests/kmod'); do
 	case $f in
 	# kfunc declarations are extern and __weak by design (bpf_ksym_exists()).
 	# BPF_FPROBE() is built like libbpf's BPF_KPROBE(): it expands to a

@@ -92,6 +92,16 @@ class VmExecTest(unittest.TestCase):
             os.close(fd)
         self.assertEqual(os.waitstatus_to_exitcode(status), 0, out[-2000:])
 
+    def test_example_directory_copied_builds_and_runs(self):
+        # copy-and-go: the example builds anywhere against this checkout
+        ex = os.path.join(self.dir, "hello")
+        shutil.copytree(os.path.join(TOP, "examples", "hello"), ex)
+        b = subprocess.run(["make", "-C", ex, "FPM=" + TOP], capture_output=True, text=True)
+        self.assertEqual(b.returncode, 0, b.stdout + b.stderr)
+        p = self.vmtest("-x", "hello/hello")
+        self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr)
+        self.assertRegex(p.stdout, r"do_nanosleep: 3 calls, shortest \d{4,} us")
+
 
 if __name__ == "__main__":
     unittest.main()
