@@ -163,6 +163,22 @@ out:
 		remove_instance(made);
 }
 
+/*
+ * Clear the trace, run fpm_test's @cmd (its result in @buf), stop recording
+ * and read the trace into @trace. False if a step failed.
+ */
+static bool run_traced(const char *cmd, char *buf, size_t len, char *trace, size_t tlen)
+{
+	char label[64];
+
+	ASSERT_OK(write_file(TRACEFS "trace", ""), "clear the trace buffer");
+	snprintf(label, sizeof(label), "fpm_test %s", cmd);
+	if (!ASSERT_OK(fpm_run(cmd, buf, len), label))
+		return false;
+	ASSERT_OK(write_file(TRACEFS "tracing_on", "0"), "tracing_off");
+	return ASSERT_GE(read_file(TRACEFS "trace", trace, tlen), 0, "read trace");
+}
+
 static void rcu_off_return(void)
 {
 	static char trace[16384];
@@ -179,13 +195,9 @@ static void rcu_off_return(void)
 	if (!ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
 		       "start the function_graph tracer"))
 		goto cleanup;
-	ASSERT_OK(write_file(TRACEFS "trace", ""), "clear the trace buffer");
-	if (!ASSERT_OK(fpm_run("rcuoff 0", buf, sizeof(buf)), "fpm_test rcuoff 0"))
+	if (!run_traced("rcuoff 0", buf, sizeof(buf), trace, sizeof(trace)))
 		goto cleanup;
-	ASSERT_OK(write_file(TRACEFS "tracing_on", "0"), "tracing_off");
 	ASSERT_STREQ(buf, "ret=41 inner=2 eqs=1\n", "fpm_test rcuoff 0 result");
-	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
-		goto cleanup;
 	ASSERT_EQ(count_substr(trace, "fpm_test_rcu_off"), 0, "the notrace function not traced");
 	ASSERT_EQ(count_substr(trace, "fpm_test_inner"), 1,
 		  "the call after the notrace one traced");
@@ -240,13 +252,9 @@ static void timed_after_fprobe(void)
 	    !ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
 		       "start the function_graph tracer"))
 		goto cleanup;
-	ASSERT_OK(write_file(TRACEFS "trace", ""), "clear the trace buffer");
-	if (!ASSERT_OK(fpm_run("sleep 0", buf, sizeof(buf)), "fpm_test sleep 0"))
+	if (!run_traced("sleep 0", buf, sizeof(buf), trace, sizeof(trace)))
 		goto cleanup;
-	ASSERT_OK(write_file(TRACEFS "tracing_on", "0"), "tracing_off");
 	ASSERT_HAS(buf, "ret=1 ", "fpm_test_sleep(0) returned 1");
-	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
-		goto cleanup;
 	ASSERT_EQ(count_substr(trace, "slr: "), 1, "the f%return event fired once");
 	ASSERT_EQ(count_substr(trace, " ret=1 */"), 1, "with the return value");
 	ASSERT_EQ(graph_durations(trace, "fpm_test_sleep [", &us), 1,
