@@ -482,6 +482,10 @@ static int bpf_kprobe_multi_link_fill_link_info(const struct bpf_link *link,
 	info->kprobe_multi.count = flink->cnt;
 	info->kprobe_multi.flags = flink->flags;
 	info->kprobe_multi.missed = fprobe_nmissed(&flink->fp);
+	info->kprobe_multi.missed_stack =
+		atomic_long_read(&flink->fp.nmissed_stack);
+	info->kprobe_multi.missed_recursion =
+		atomic_long_read(&flink->fp.nmissed_recursion);
 	return fprobe_link_fill_funcs(flink, uaddrs, ucookies, ucount);
 }
 
@@ -499,6 +503,8 @@ static int bpf_fprobe_multi_link_fill_link_info(const struct bpf_link *link,
 	info->fprobe_multi.missed = fprobe_nmissed(&flink->fp);
 	info->fprobe_multi.missed_stack =
 		atomic_long_read(&flink->fp.nmissed_stack);
+	info->fprobe_multi.missed_recursion =
+		atomic_long_read(&flink->fp.nmissed_recursion);
 	info->fprobe_multi.session_size = flink->session_size;
 	info->fprobe_multi.saved_args = flink->saved_args;
 	return fprobe_link_fill_funcs(flink, uaddrs, ucookies, ucount);

@@ -5,6 +5,10 @@
  * cookie. Also a kprobe.multi link attached by pattern, whose addresses are
  * ftrace sites (after the ENDBR under IBT): bpftool must still name them.
  *
+ * The missed calls of a kprobe.session and of a fprobe.session by cause,
+ * plain and JSON: a shadow stack filled by recursion in the test module,
+ * and one hit refused as recursion in the tracing context.
+ *
  * "bpftool link attach": a pinned fprobe.session and a kretprobe.multi by
  * pattern, made by bpftool from pinned programs, that run and end with
  * their pin; and every bad input refused with its one-line message and
@@ -18,6 +22,7 @@
 #include "kprobe_multi_args.skel.h"
 #include "bpftool_attach.skel.h"
 #include "bpftool_autoattach.skel.h"
+#include "bpftool_missed.skel.h"
 
 #define PROG_PIN	"/sys/fs/bpf/fpm_attach_prog"
 #define KRET_PIN	"/sys/fs/bpf/fpm_attach_kret"
@@ -89,7 +94,8 @@ static void test_fprobe_session(void)
 	ASSERT_HAS(out, "\"func_cnt\":8,\"session_size\":16,", "json func_cnt");
 	ASSERT_HAS(out, "\"session_size\":16,\"saved_args\":2,", "json session_size");
 	ASSERT_HAS(out, "\"saved_args\":2,\"missed\":0,", "json saved_args");
-	ASSERT_HAS(out, "\"missed\":0,\"missed_stack\":0,\"funcs\":[", "json missed");
+	ASSERT_HAS(out, "\"missed\":0,\"missed_stack\":0,\"missed_recursion\":0,\"funcs\":[",
+		   "json missed");
 	for (i = 0; i < NR_FENTRY_TESTS; i++) {
 		snprintf(want, sizeof(want), "{\"addr\":%lu,\"func\":\"%s\",",
 			 ksym_addr(fentry_test_names[i]), fentry_test_names[i]);
@@ -127,6 +133,118 @@ static void test_kprobe_multi_pattern(void)
 out:
 	bpf_link__destroy(link);
 	kprobe_multi_args_bpf__destroy(skel);
+}
+
+struct missed_counts {
+	__u64 all, stack, recursion;
+};
+
+static int read_missed(struct bpf_link *link, bool fprobe, struct missed_counts *m)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int err;
+
+	err = bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len);
+	if (err)
+		return err;
+	if (fprobe) {
+		m->all = info.fprobe_multi.missed;
+		m->stack = info.fprobe_multi.missed_stack;
+		m->recursion = info.fprobe_multi.missed_recursion;
+	} else {
+		m->all = info.kprobe_multi.missed;
+		m->stack = info.kprobe_multi.missed_stack;
+		m->recursion = info.kprobe_multi.missed_recursion;
+	}
+	return 0;
+}
+
+/* bpftool shows @m for @link, plain and JSON */
+static void check_missed_shown(struct bpf_link *link, const struct missed_counts *m)
+{
+	char want[160];
+
+	if (!ASSERT_OK(run_bpftool("", link_id(link)), "bpftool link show"))
+		return;
+	snprintf(want, sizeof(want), "  missed %llu (stack %llu, recursion %llu)  %s",
+		 m->all, m->stack, m->recursion, "\n");
+	ASSERT_HAS(out, want, "plain: missed by cause");
+	if (!ASSERT_OK(run_bpftool("-j", link_id(link)), "bpftool -j link show"))
+		return;
+	snprintf(want, sizeof(want), "\"missed\":%llu,\"missed_stack\":%llu,%s%llu,",
+		 m->all, m->stack, "\"missed_recursion\":", m->recursion);
+	ASSERT_HAS(out, want, "json: missed by cause");
+}
+
+static const char * const missed_funcs[] = {
+	"fpm_test_recurse", "fpm_test_inner", "bpf_get_current_comm",
+};
+
+/*
+ * First the module calls fpm_test_inner() from an fprobe handler: the
+ * program's call of bpf_get_current_comm() is then one level too deep in
+ * the tracing context, and the link counts one recursion miss and nothing
+ * else. Then fpm_test_recurse() nests 401 deep, more than the shadow
+ * stack holds: what does not fit is counted as missed for lack of stack,
+ * and the nested calls of the helper, one level deep, are let through.
+ */
+static void check_missed(struct bpf_link *link, bool fprobe, __u64 *runs)
+{
+	struct missed_counts m = {};
+	char buf[128];
+
+	if (!ASSERT_OK(fpm_run("nest 5", buf, sizeof(buf)), "nest 5"))
+		return;
+	ASSERT_EQ(runs[0], 1, "entry runs: fpm_test_inner");
+	ASSERT_EQ(runs[1], 1, "exit runs: fpm_test_inner");
+	if (!ASSERT_OK(read_missed(link, fprobe, &m), "link_info"))
+		return;
+	ASSERT_EQ(m.all, 1, "missed: the nested hit");
+	ASSERT_EQ(m.stack, 0, "missed_stack");
+	ASSERT_EQ(m.recursion, 1, "missed_recursion: the nested hit");
+	check_missed_shown(link, &m);
+
+	if (!ASSERT_OK(fpm_run("call 400", buf, sizeof(buf)), "call 400"))
+		return;
+	ASSERT_STREQ(buf, "ret=400\n", "fpm_test_recurse(400)");
+	if (!ASSERT_OK(read_missed(link, fprobe, &m), "link_info"))
+		return;
+	test__log("  %s: %llu entries, %llu exits, missed %llu (stack %llu, recursion %llu)\n",
+		  fprobe ? "fprobe.session" : "kprobe.session", (unsigned long long)runs[0],
+		  (unsigned long long)runs[1],
+		  m.all, m.stack, m.recursion);
+	ASSERT_GE(m.stack, 1, "missed_stack: the shadow stack filled up");
+	ASSERT_EQ(runs[1], runs[0], "every entry run has its exit run");
+	ASSERT_EQ(m.recursion, 1, "missed_recursion: no new nested hit refused");
+	ASSERT_EQ(m.all, m.stack + m.recursion, "missed: the sum of its causes");
+	check_missed_shown(link, &m);
+}
+
+static void test_missed_causes(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, kopts, .syms = (const char **)missed_funcs,
+		    .cnt = ARRAY_SIZE(missed_funcs), .session = true);
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, fopts, .syms = (const char **)missed_funcs,
+		    .cnt = ARRAY_SIZE(missed_funcs), .session = true);
+	struct bpftool_missed_bpf *skel;
+	struct bpf_link *link;
+
+	if (!ASSERT_NEQ(ftrace_addr("bpf_get_current_comm"), 0, "the helper is traceable"))
+		return;
+	skel = bpftool_missed_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load bpftool_missed"))
+		return;
+	skel->bss->target_tgid = getpid();
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.kp_session, NULL, &kopts);
+	if (ASSERT_OK_PTR(link, "attach kprobe.session"))
+		check_missed(link, false, skel->bss->kp_runs);
+	bpf_link__destroy(link);
+	link = bpf_program__attach_fprobe_multi_opts(skel->progs.fp_session, NULL, &fopts);
+	if (ASSERT_OK_PTR(link, "attach fprobe.session"))
+		check_missed(link, true, skel->bss->fp_runs);
+	bpf_link__destroy(link);
+	bpftool_missed_bpf__destroy(skel);
 }
 
 /* Run bpftool with the arguments @fmt makes; returns its exit status, output in out[]. */
@@ -423,6 +541,8 @@ void test_bpftool_link(void)
 		test_fprobe_session();
 	if (test__start_subtest("kprobe_multi_pattern"))
 		test_kprobe_multi_pattern();
+	if (test__start_subtest("missed_causes"))
+		test_missed_causes();
 	if (test__start_subtest("attach_session"))
 		test_attach_session();
 	if (test__start_subtest("attach_pattern"))

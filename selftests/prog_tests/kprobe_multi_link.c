@@ -2,9 +2,10 @@
 /*
  * kprobe.multi link behaviour, as the base kernel's own BPF selftests check
  * it: attach by pattern, a module function (pinned while attached) with
- * its cookie, recursion refused and counted in link_info's missed, and the
- * attach errors with their errnos. The errors case needs no test module
- * and runs on the base kernel too, with the same results.
+ * its cookie, recursion refused and counted in link_info's missed (and
+ * missed_recursion, which this kernel adds), and the attach errors with
+ * their errnos. The errors case needs no test module and runs on the base
+ * kernel too, with the same results.
  */
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -145,8 +146,11 @@ static void test_missed(void)
 		ASSERT_EQ(pinfo.recursion_misses, 1, "no new recursion miss in the program");
 	memset(&info, 0, sizeof(info));
 	len = sizeof(info);
-	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info"))
+	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info")) {
 		ASSERT_EQ(info.kprobe_multi.missed, 1, "ftrace refused the nested hit: missed");
+		ASSERT_EQ(info.kprobe_multi.missed_recursion, 1, "missed as recursion");
+		ASSERT_EQ(info.kprobe_multi.missed_stack, 0, "no stack miss");
+	}
 out:
 	bpf_link__destroy(link);
 	kprobe_multi_link_bpf__destroy(skel);
