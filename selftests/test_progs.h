@@ -63,6 +63,18 @@ void test__log(const char *fmt, ...) __printf(1, 2);
 	__ASSERT(___a >= ___b, label, "actual %lld < %lld", ___a, ___b); \
 })
 
+#define ASSERT_LE(actual, bound, label) ({				\
+	long long ___a = (long long)(actual);				\
+	long long ___b = (long long)(bound);				\
+	__ASSERT(___a <= ___b, label, "actual %lld > %lld", ___a, ___b); \
+})
+
+#define ASSERT_LT(actual, bound, label) ({				\
+	long long ___a = (long long)(actual);				\
+	long long ___b = (long long)(bound);				\
+	__ASSERT(___a < ___b, label, "actual %lld >= %lld", ___a, ___b); \
+})
+
 #define ASSERT_TRUE(cond, label)					\
 	__ASSERT(!!(cond), label, "expected true")
 

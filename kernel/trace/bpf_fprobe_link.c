@@ -476,16 +476,15 @@ static int bpf_kprobe_multi_link_fill_link_info(const struct bpf_link *link,
 	u64 __user *ucookies = u64_to_user_ptr(info->kprobe_multi.cookies);
 	u64 __user *uaddrs = u64_to_user_ptr(info->kprobe_multi.addrs);
 	u32 ucount = info->kprobe_multi.count;
+	unsigned long stack, recursion;
 	struct bpf_fprobe_link *flink;
 
 	flink = container_of(link, struct bpf_fprobe_link, link);
 	info->kprobe_multi.count = flink->cnt;
 	info->kprobe_multi.flags = flink->flags;
-	info->kprobe_multi.missed = fprobe_nmissed(&flink->fp);
-	info->kprobe_multi.missed_stack =
-		atomic_long_read(&flink->fp.nmissed_stack);
-	info->kprobe_multi.missed_recursion =
-		atomic_long_read(&flink->fp.nmissed_recursion);
+	info->kprobe_multi.missed = fprobe_missed_counts(&flink->fp, &stack, &recursion);
+	info->kprobe_multi.missed_stack = stack;
+	info->kprobe_multi.missed_recursion = recursion;
 	return fprobe_link_fill_funcs(flink, uaddrs, ucookies, ucount);
 }
 
@@ -495,16 +494,15 @@ static int bpf_fprobe_multi_link_fill_link_info(const struct bpf_link *link,
 	u64 __user *ucookies = u64_to_user_ptr(info->fprobe_multi.cookies);
 	u64 __user *uaddrs = u64_to_user_ptr(info->fprobe_multi.addrs);
 	u32 ucount = info->fprobe_multi.count;
+	unsigned long stack, recursion;
 	struct bpf_fprobe_link *flink;
 
 	flink = container_of(link, struct bpf_fprobe_link, link);
 	info->fprobe_multi.count = flink->cnt;
 	info->fprobe_multi.flags = flink->flags;
-	info->fprobe_multi.missed = fprobe_nmissed(&flink->fp);
-	info->fprobe_multi.missed_stack =
-		atomic_long_read(&flink->fp.nmissed_stack);
-	info->fprobe_multi.missed_recursion =
-		atomic_long_read(&flink->fp.nmissed_recursion);
+	info->fprobe_multi.missed = fprobe_missed_counts(&flink->fp, &stack, &recursion);
+	info->fprobe_multi.missed_stack = stack;
+	info->fprobe_multi.missed_recursion = recursion;
 	info->fprobe_multi.session_size = flink->session_size;
 	info->fprobe_multi.saved_args = flink->saved_args;
 	return fprobe_link_fill_funcs(flink, uaddrs, ucookies, ucount);
@@ -519,22 +517,22 @@ static void bpf_fprobe_multi_link_show_fdinfo(const struct bpf_link *link,
 		[FPROBE_LINK_RETURN] = "return",
 		[FPROBE_LINK_SESSION] = "session",
 	};
+	unsigned long missed, stack, recursion;
 	struct bpf_fprobe_link *flink;
 	u32 i;
 
 	flink = container_of(link, struct bpf_fprobe_link, link);
+	missed = fprobe_missed_counts(&flink->fp, &stack, &recursion);
 	seq_printf(seq,
 		   "fprobe_cnt:\t%u\n"
 		   "flags:\t%s\n"
 		   "session_size:\t%u\n"
 		   "saved_args:\t%u\n"
 		   "missed:\t%lu\n"
-		   "missed_stack:\t%ld\n"
-		   "missed_recursion:\t%ld\n",
+		   "missed_stack:\t%lu\n"
+		   "missed_recursion:\t%lu\n",
 		   flink->cnt, modes[flink->mode], flink->session_size,
-		   flink->saved_args, fprobe_nmissed(&flink->fp),
-		   atomic_long_read(&flink->fp.nmissed_stack),
-		   atomic_long_read(&flink->fp.nmissed_recursion));
+		   flink->saved_args, missed, stack, recursion);
 	seq_puts(seq, "cookie\tfunc\n");
 	for (i = 0; i < flink->cnt; i++)
 		seq_printf(seq, "%llu\t%ps\n",

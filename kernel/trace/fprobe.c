@@ -35,7 +35,7 @@
  * A pointer could instead match a new fprobe that happens to be allocated
  * at the same address. Such exits are counted at unregister: each fprobe
  * keeps a per-CPU count of the headers written minus the exits that found
- * it, and unregister_fprobe() adds what is left to its nmissed.
+ * it, and unregister_fprobe() adds what is left to its nmissed_other.
  *
  * An fprobe with only an entry handler needs nothing on the shadow stack.
  * It gets an ftrace_ops of its own instead, whose callback ftrace calls
@@ -61,9 +61,9 @@
  * only the id cache and the xarray, does without. That wait covers only
  * handlers that run where RCU is watching. fgraph enters its owners only
  * there, but a call may return where RCU is not: such an exit stays
- * pending, to be counted in nmissed at unregister. The ftrace_ops of an
+ * pending, to be counted in nmissed_other at unregister. The ftrace_ops of an
  * fprobe without exit handler returns at once where RCU is not watching,
- * counting the call in nmissed.
+ * counting the call in nmissed_other.
  */
 #define pr_fmt(fmt) "fprobe: " fmt
 
@@ -184,12 +184,6 @@ static __always_inline int fprobe_data_words(struct fprobe *fp)
 	return DIV_ROUND_UP(fp->entry_data_size, sizeof(long));
 }
 
-static __always_inline void fprobe_count_miss(struct fprobe *fp, atomic_long_t *cause)
-{
-	atomic_long_inc(&fp->nmissed);
-	atomic_long_inc(cause);
-}
-
 /*
  * Run an entry handler. A handler shared with kprobes must not run while a
  * kprobe runs, and must look like one to them (see fprobe.rst).
@@ -203,7 +197,7 @@ static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip
 	if (!fprobe_shared_with_kprobes(fp))
 		return fp->entry_handler(fp, ip, ret_ip, fregs, data);
 	if (unlikely(kprobe_running())) {
-		fprobe_count_miss(fp, &fp->nmissed_recursion);
+		atomic_long_inc(&fp->nmissed_recursion);
 		return 1;
 	}
 	kprobe_busy_begin();
@@ -242,12 +236,12 @@ static void fprobe_ftrace_entry(unsigned long ip, unsigned long parent_ip,
 		return;
 	/* synchronize_rcu() in unregister_fprobe() does not wait for us */
 	if (unlikely(!ftrace_rcu_is_watching())) {
-		atomic_long_inc(&fp->nmissed);
+		atomic_long_inc(&fp->nmissed_other);
 		return;
 	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
-		fprobe_count_miss(fp, &fp->nmissed_recursion);
+		atomic_long_inc(&fp->nmissed_recursion);
 		return;
 	}
 	fprobe_call_entry(fp, ip, parent_ip, fregs, NULL);
@@ -306,7 +300,7 @@ static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 			continue;
 		words = fprobe_data_words(fp);
 		if (used + FPROBE_HDR_WORDS + words > size) {
-			fprobe_count_miss(fp, &fp->nmissed_stack);
+			atomic_long_inc(&fp->nmissed_stack);
 			continue;
 		}
 		if (fp->entry_handler &&
@@ -375,7 +369,7 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 		local_dec(this_cpu_ptr(fp->pending));
 		/* an entry that ran gets its exit, even if @fp was disabled since */
 		if (bit < 0)
-			fprobe_count_miss(fp, &fp->nmissed_recursion);
+			atomic_long_inc(&fp->nmissed_recursion);
 		else
 			fp->exit_handler(fp, ip, ret_ip, fregs,
 					 words ? block + used - words : NULL);
@@ -402,8 +396,16 @@ static void fprobe_missed(unsigned long func, struct fgraph_ops *gops,
 
 		if (fprobe_disabled(fp))
 			continue;
-		fprobe_count_miss(fp, why == FGRAPH_MISS_STACK ? &fp->nmissed_stack :
-								 &fp->nmissed_recursion);
+		switch (why) {
+		case FGRAPH_MISS_STACK:
+			atomic_long_inc(&fp->nmissed_stack);
+			break;
+		case FGRAPH_MISS_RECURSION:
+			atomic_long_inc(&fp->nmissed_recursion);
+			break;
+		default:
+			atomic_long_inc(&fp->nmissed_other);
+		}
 	}
 	rcu_read_unlock();
 }
@@ -693,7 +695,7 @@ static void fprobe_count_pending(struct fprobe *fp)
 		n += local_read(per_cpu_ptr(fp->pending, cpu));
 	/* never below 0, whatever a stale frame did */
 	if (n > 0)
-		atomic_long_add(n, &fp->nmissed);
+		atomic_long_add(n, &fp->nmissed_other);
 	free_percpu(fp->pending);
 	fp->pending = NULL;
 }
@@ -720,9 +722,9 @@ static int fprobe_register_locked(struct fprobe *fp, unsigned long *addrs, int n
 			goto out_free_nodes;
 		fp->nr_nodes = num;
 	}
-	atomic_long_set(&fp->nmissed, 0);
 	atomic_long_set(&fp->nmissed_stack, 0);
 	atomic_long_set(&fp->nmissed_recursion, 0);
+	atomic_long_set(&fp->nmissed_other, 0);
 
 	ret = fprobe_publish_id(fp);
 	if (ret)

@@ -48,7 +48,11 @@
  *                 times, so that fgraph's next user gets the slot the
  *                 threads' frames were pushed for. The threads stay.
  *   release       releases the threads of "stale": the test has made the
- *                 function_graph tracer that next user meanwhile.
+ *                 function_graph tracer that next user meanwhile. Or those
+ *                 of "hold".
+ *   hold N        N threads enter fpm_test_block(), with no fprobe of the
+ *                 module's own, and stay inside until "release": for
+ *                 probes attached from user space that go away meanwhile.
  *   rcuoff N      fpm_test_rcu_off(20) enters an RCU extended quiescent
  *                 state, as code on the way into idle does, and so returns
  *                 where RCU is not watching (eqs=1 says it did);
@@ -637,6 +641,26 @@ out_free:
 	return ret;
 }
 
+static int run_hold(int n)
+{
+	int ret;
+
+	if (stale_b)
+		return -EBUSY;
+	stale_b = kvcalloc(n, sizeof(*stale_b), GFP_KERNEL);
+	if (!stale_b)
+		return -ENOMEM;
+	stale_n = n;
+	ret = start_threads(stale_b, n, blocker_fn, "fpm_hold");
+	if (ret) {
+		kvfree(stale_b);
+		stale_b = NULL;
+		return ret;
+	}
+	snprintf(fpm_result, sizeof(fpm_result), "threads=%d\n", n);
+	return 0;
+}
+
 static int run_release(void)
 {
 	if (!stale_b)
@@ -947,6 +971,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_regs();
 	else if (!strcmp(name, "stale") && arg > 0 && arg <= 1024)
 		ret = run_stale(arg);
+	else if (!strcmp(name, "hold") && arg > 0 && arg <= 1024)
+		ret = run_hold(arg);
 	else if (!strcmp(name, "release"))
 		ret = run_release();
 	else

@@ -7,7 +7,8 @@
  *
  * The missed calls of a kprobe.session and of a fprobe.session by cause,
  * plain and JSON: a shadow stack filled by recursion in the test module,
- * and one hit refused as recursion in the tracing context.
+ * one hit refused as recursion in the tracing context, and the exits
+ * still to come when a link is detached.
  *
  * "bpftool link attach": a pinned fprobe.session and a kretprobe.multi by
  * pattern, made by bpftool from pinned programs, that run and end with
@@ -160,15 +161,20 @@ static int read_missed(struct bpf_link *link, bool fprobe, struct missed_counts 
 	return 0;
 }
 
-/* bpftool shows @m for @link, plain and JSON */
+/* bpftool shows @m for @link: in plain output the counts not 0, in JSON all */
 static void check_missed_shown(struct bpf_link *link, const struct missed_counts *m)
 {
 	char want[160];
+	int n;
 
 	if (!ASSERT_OK(run_bpftool("", link_id(link)), "bpftool link show"))
 		return;
-	snprintf(want, sizeof(want), "  missed %llu (stack %llu, recursion %llu)  %s",
-		 m->all, m->stack, m->recursion, "\n");
+	n = snprintf(want, sizeof(want), "  missed %llu  ", m->all);
+	if (m->stack)
+		n += snprintf(want + n, sizeof(want) - n, "missed_stack %llu  ", m->stack);
+	if (m->recursion)
+		n += snprintf(want + n, sizeof(want) - n, "missed_recursion %llu  ", m->recursion);
+	snprintf(want + n, sizeof(want) - n, "%s", "\n");
 	ASSERT_HAS(out, want, "plain: missed by cause");
 	if (!ASSERT_OK(run_bpftool("-j", link_id(link)), "bpftool -j link show"))
 		return;
@@ -176,6 +182,9 @@ static void check_missed_shown(struct bpf_link *link, const struct missed_counts
 		 m->all, m->stack, "\"missed_recursion\":", m->recursion);
 	ASSERT_HAS(out, want, "json: missed by cause");
 }
+
+static const char nest_result[] =
+	"entries=1 exits=0 bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0 ret=5\n";
 
 static const char * const missed_funcs[] = {
 	"fpm_test_recurse", "fpm_test_inner", "bpf_get_current_comm",
@@ -186,16 +195,20 @@ static const char * const missed_funcs[] = {
  * program's call of bpf_get_current_comm() is then one level too deep in
  * the tracing context, and the link counts one recursion miss and nothing
  * else. Then fpm_test_recurse() nests 401 deep, more than the shadow
- * stack holds: what does not fit is counted as missed for lack of stack,
- * and the nested calls of the helper, one level deep, are let through.
+ * stack holds: the calls that do not fit are counted as missed for lack
+ * of stack. Each entry run calls the helper, nested one level deep, which
+ * ftrace lets through; near the top of the stack that call may not fit
+ * either, and counts as a stack miss too.
  */
 static void check_missed(struct bpf_link *link, bool fprobe, __u64 *runs)
 {
 	struct missed_counts m = {};
+	__u64 entries;
 	char buf[128];
 
 	if (!ASSERT_OK(fpm_run("nest 5", buf, sizeof(buf)), "nest 5"))
 		return;
+	ASSERT_STREQ(buf, nest_result, "the module's fprobe called fpm_test_inner(5)");
 	ASSERT_EQ(runs[0], 1, "entry runs: fpm_test_inner");
 	ASSERT_EQ(runs[1], 1, "exit runs: fpm_test_inner");
 	if (!ASSERT_OK(read_missed(link, fprobe, &m), "link_info"))
@@ -214,11 +227,56 @@ static void check_missed(struct bpf_link *link, bool fprobe, __u64 *runs)
 		  fprobe ? "fprobe.session" : "kprobe.session", (unsigned long long)runs[0],
 		  (unsigned long long)runs[1],
 		  m.all, m.stack, m.recursion);
-	ASSERT_GE(m.stack, 1, "missed_stack: the shadow stack filled up");
+	/* the entry runs of fpm_test_recurse, and the calls that did not fit */
+	entries = runs[0] - 1;
+	ASSERT_LT(entries, 401, "the shadow stack filled up");
+	ASSERT_GE(m.stack, 401 - entries, "missed_stack: every call that did not fit");
+	ASSERT_LE(m.stack - (401 - entries), entries, "at most one helper call per entry run");
 	ASSERT_EQ(runs[1], runs[0], "every entry run has its exit run");
 	ASSERT_EQ(m.recursion, 1, "missed_recursion: no new nested hit refused");
 	ASSERT_EQ(m.all, m.stack + m.recursion, "missed: the sum of its causes");
 	check_missed_shown(link, &m);
+}
+
+static const char * const block_func[] = { "fpm_test_block" };
+
+/*
+ * Three threads of the module stay inside fpm_test_block() while the
+ * session's link is detached: their exits are counted as missed, for a
+ * cause that is neither of the two named ones.
+ */
+static void test_missed_detached(void)
+{
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, opts, .syms = (const char **)block_func, .cnt = 1,
+		    .session = true);
+	struct missed_counts m = {}, want = { .all = 3 };
+	struct bpftool_missed_bpf *skel;
+	struct bpf_link *link = NULL;
+	char buf[64];
+
+	skel = bpftool_missed_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load bpftool_missed"))
+		return;
+	link = bpf_program__attach_fprobe_multi_opts(skel->progs.fp_held, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach fprobe.session"))
+		goto out;
+	if (!ASSERT_OK(fpm_run("hold 3", buf, sizeof(buf)), "hold 3"))
+		goto out;
+	ASSERT_STREQ(buf, "threads=3\n", "three threads inside");
+	ASSERT_EQ(skel->bss->held_runs[0], 3, "entry runs");
+	ASSERT_OK(bpf_link__detach(link), "detach");
+	if (ASSERT_OK(fpm_run("release", buf, sizeof(buf)), "release"))
+		ASSERT_STREQ(buf, "threads=3 wrong_returns=0\n", "the threads returned right");
+	ASSERT_EQ(skel->bss->held_runs[1], 0, "no exit run after detach");
+	if (!ASSERT_OK(read_missed(link, true, &m), "link_info"))
+		goto out;
+	ASSERT_EQ(m.all, 3, "missed: the three exits");
+	ASSERT_EQ(m.stack, 0, "missed_stack");
+	ASSERT_EQ(m.recursion, 0, "missed_recursion");
+	check_missed_shown(link, &want);
+out:
+	bpf_link__destroy(link);
+	bpftool_missed_bpf__destroy(skel);
 }
 
 static void test_missed_causes(void)
@@ -543,6 +601,8 @@ void test_bpftool_link(void)
 		test_kprobe_multi_pattern();
 	if (test__start_subtest("missed_causes"))
 		test_missed_causes();
+	if (test__start_subtest("missed_detached"))
+		test_missed_detached();
 	if (test__start_subtest("attach_session"))
 		test_attach_session();
 	if (test__start_subtest("attach_pattern"))
