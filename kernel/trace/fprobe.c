@@ -207,8 +207,10 @@ static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip
 }
 
 /*
- * The room the exit side of this call needs on the shadow stack, in words:
- * never more than FPROBE_RESERVE_WORDS, see fprobe_add_nodes().
+ * The room the exit side of this call may need on the shadow stack, in
+ * words: never more than FPROBE_RESERVE_WORDS, see fprobe_add_nodes().
+ * Disabled fprobes count too: one enabled before the walk that writes the
+ * headers must find its room, or another fprobe would lose the call.
  */
 static int fprobe_exit_words(struct rhlist_head *list)
 {
@@ -216,12 +218,8 @@ static int fprobe_exit_words(struct rhlist_head *list)
 	struct rhlist_head *pos;
 	int words = 0;
 
-	rhl_for_each_entry_rcu(node, pos, list, head) {
-		struct fprobe *fp = node->fp;
-
-		if (!fprobe_disabled(fp))
-			words += FPROBE_HDR_WORDS + fprobe_data_words(fp);
-	}
+	rhl_for_each_entry_rcu(node, pos, list, head)
+		words += FPROBE_HDR_WORDS + fprobe_data_words(node->fp);
 	return min(words, FPROBE_RESERVE_WORDS);
 }
 
@@ -394,7 +392,8 @@ static void fprobe_missed(unsigned long func, struct fgraph_ops *gops,
 	rhl_for_each_entry_rcu(node, pos, list, head) {
 		struct fprobe *fp = node->fp;
 
-		if (fprobe_disabled(fp))
+		/* as fprobe_entry(): not when disabled, nor once unregistering */
+		if (fprobe_disabled(fp) || !READ_ONCE(fp->id))
 			continue;
 		switch (why) {
 		case FGRAPH_MISS_STACK:

@@ -335,12 +335,14 @@ static int krp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static void report(struct fprobe *fp, const char *extra)
 {
+	unsigned long missed, stack, recursion;
+
+	missed = fprobe_missed_counts(fp, &stack, &recursion);
 	snprintf(fpm_result, sizeof(fpm_result),
-		 "entries=%d exits=%d bad_data=%d bad_ret=%d nmissed=%lu stack=%ld recursion=%ld%s\n",
+		 "entries=%d exits=%d bad_data=%d bad_ret=%d nmissed=%lu stack=%lu recursion=%lu%s\n",
 		 atomic_read(&cnt.entries), atomic_read(&cnt.exits),
 		 atomic_read(&cnt.bad_data), atomic_read(&cnt.bad_ret),
-		 fprobe_nmissed(fp), atomic_long_read(&fp->nmissed_stack),
-		 atomic_long_read(&fp->nmissed_recursion), extra);
+		 missed, stack, recursion, extra);
 }
 
 static int run_recursion(int depth)
@@ -470,8 +472,8 @@ static int blocker_fn(void *data)
 	struct blocker *b = data;
 
 	b->ret = fpm_test_block(b->arg);
-	complete(&b->done);
-	return 0;
+	/* the module may go once @done is complete: leave its code first */
+	kthread_complete_and_exit(&b->done, 0);
 }
 
 /* Start @n threads of @fn and wait until all have counted in fpm_inside. */
@@ -806,8 +808,7 @@ static int unregisterer_fn(void *data)
 	while (atomic_read(u->go) < 2)
 		cpu_relax();
 	u->ret = unregister_fprobe(u->fp);
-	complete(&u->done);
-	return 0;
+	kthread_complete_and_exit(&u->done, 0);
 }
 
 static int run_unregister2(void)
@@ -875,8 +876,7 @@ static int pool_fn(void *data)
 	spin_lock_irqsave(&pool_lock, flags);
 	spin_unlock_irqrestore(&pool_lock, flags);
 	fpm_test_recurse(0);
-	complete(&b->done);
-	return 0;
+	kthread_complete_and_exit(&b->done, 0);
 }
 
 static int run_pool(int n)
@@ -939,7 +939,11 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	mutex_lock(&fpm_lock);
 	memset(&cnt, 0, sizeof(cnt));
 	fpm_result[0] = 0;
-	if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
+	/* they share fpm_release with the threads of "stale" and "hold" */
+	if (stale_b && (!strcmp(name, "block") || !strcmp(name, "unregister") ||
+			!strcmp(name, "disable") || !strcmp(name, "pool")))
+		ret = -EBUSY;
+	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
 		ret = run_recursion(arg);
 	else if (!strcmp(name, "migrate"))
 		ret = run_migrate();
