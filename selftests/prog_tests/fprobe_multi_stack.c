@@ -48,6 +48,7 @@ void test_fprobe_multi_stack(void)
 	struct perf_buffer *pb = NULL;
 	struct bpf_link *link = NULL;
 	char name[256], label[128];
+	struct bpf_map *map;
 	int side, i, n[2], tries;
 
 	skel = fprobe_multi_stack_bpf__open_and_load();
@@ -98,7 +99,8 @@ void test_fprobe_multi_stack(void)
 		__u32 id = skel->bss->stackid[side];
 
 		memset(ips, 0, sizeof(ips));
-		if (!ASSERT_OK(bpf_map_lookup_elem(bpf_map__fd(skel->maps.stackmap), &id, ips),
+		map = side ? skel->maps.exit_stacks : skel->maps.entry_stacks;
+		if (!ASSERT_OK(bpf_map_lookup_elem(bpf_map__fd(map), &id, ips),
 			       "look the stack id up"))
 			continue;
 		for (i = 0; i < n[side]; i++) {

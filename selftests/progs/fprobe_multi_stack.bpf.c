@@ -3,6 +3,8 @@
  * A fprobe.multi session on bpf_fentry_test1 that takes kernel stacks with
  * bpf_get_stack() and bpf_get_stackid(), and sends a perf event, at entry
  * and at exit: the helpers that need a pt_regs view of the ftrace_regs.
+ * Each side has a stack map of its own: in one map, two stacks can hash to
+ * the same bucket, and bpf_get_stackid() then fails with -EEXIST.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,12 +14,15 @@ char _license[] SEC("license") = "GPL";
 
 #define STACK_DEPTH 16
 
-struct {
+struct stackmap {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, STACK_DEPTH * sizeof(__u64));
-} stackmap SEC(".maps");
+};
+
+struct stackmap entry_stacks SEC(".maps");
+struct stackmap exit_stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -47,7 +52,10 @@ int fpm_stack(struct ftrace_regs *ctx)
 		return 0;
 	side = bpf_fprobe_is_return(ctx);
 	stack_len[side] = bpf_get_stack(ctx, stack[side], sizeof(stack[side]), 0);
-	stackid[side] = bpf_get_stackid(ctx, &stackmap, 0);
+	if (side)
+		stackid[1] = bpf_get_stackid(ctx, &exit_stacks, 0);
+	else
+		stackid[0] = bpf_get_stackid(ctx, &entry_stacks, 0);
 	ev.is_return = side;
 	ev.func_ip = bpf_fprobe_func_ip(ctx);
 	bpf_fprobe_ret(ctx, &ev.ret);
