@@ -571,16 +571,34 @@ out_free:
 	return ret;
 }
 
-/* The threads of "stale", until "release" (or the module's exit). */
+/* The threads of "stale" or "hold", until "release" (or the module's exit). */
 static struct blocker *stale_b;
 static int stale_n;
+
+/* Room for the @n threads of "stale" or "hold", unless some are held already. */
+static int stale_alloc(int n)
+{
+	if (stale_b)
+		return -EBUSY;
+	stale_b = kvcalloc(n, sizeof(*stale_b), GFP_KERNEL);
+	if (!stale_b)
+		return -ENOMEM;
+	stale_n = n;
+	return 0;
+}
+
+/* Give that room back when no thread was left holding it. */
+static void stale_free(void)
+{
+	kvfree(stale_b);
+	stale_b = NULL;
+}
 
 static void stale_release(void)
 {
 	int bad = release_blockers(stale_b, stale_n);
 
-	kvfree(stale_b);
-	stale_b = NULL;
+	stale_free();
 	snprintf(fpm_result, sizeof(fpm_result), "threads=%d wrong_returns=%d\n",
 		 stale_n, bad);
 }
@@ -617,15 +635,14 @@ static int run_stale(int n)
 	unsigned long addr = (unsigned long)fpm_test_block;
 	int ret;
 
-	if (stale_b)
-		return -EBUSY;
-	stale_b = kvcalloc(n, sizeof(*stale_b), GFP_KERNEL);
-	if (!stale_b)
-		return -ENOMEM;
-	stale_n = n;
-	ret = register_fprobe_ips(&fp, &addr, 1);
+	ret = stale_alloc(n);
 	if (ret)
-		goto out_free;
+		return ret;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret) {
+		stale_free();
+		return ret;
+	}
 	ret = start_threads(stale_b, n, blocker_fn, "fpm_stale");
 	unregister_fprobe(&fp);
 	if (!ret)
@@ -636,27 +653,18 @@ static int run_stale(int n)
 	}
 	report(&fp, "");
 	return 0;
-
-out_free:
-	kvfree(stale_b);
-	stale_b = NULL;
-	return ret;
 }
 
 static int run_hold(int n)
 {
 	int ret;
 
-	if (stale_b)
-		return -EBUSY;
-	stale_b = kvcalloc(n, sizeof(*stale_b), GFP_KERNEL);
-	if (!stale_b)
-		return -ENOMEM;
-	stale_n = n;
+	ret = stale_alloc(n);
+	if (ret)
+		return ret;
 	ret = start_threads(stale_b, n, blocker_fn, "fpm_hold");
 	if (ret) {
-		kvfree(stale_b);
-		stale_b = NULL;
+		stale_free();
 		return ret;
 	}
 	snprintf(fpm_result, sizeof(fpm_result), "threads=%d\n", n);
