@@ -4,7 +4,8 @@
 # kernel/bpf/ and the arch's ftrace objects (objects only, no vmlinux).
 # Each architecture states whether it has FPROBE with this series, and the
 # check fails if its .config says otherwise: the architectures that pass
-# ftrace_regs to fgraph keep (or gain) fprobe, the others lose it, as the
+# ftrace_regs and their ftrace_ops to fgraph from ftrace_graph_func() keep
+# (or gain) fprobe, the others lose it, as the
 # cover letter and kernel/trace/Kconfig say.
 #
 # usage: arch-check.sh [-r RESULTS] [-s] [ARCH...]

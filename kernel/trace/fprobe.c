@@ -2,31 +2,31 @@
 /*
  * fprobe - probe function entries and exits on the function graph tracer
  *
- * The fprobes with an exit handler share one fgraph_ops. Its filter is the
- * union of their addresses, and an rhltable maps each address to the
- * fprobes on it. On entry, one block of the task's fgraph shadow stack is
- * reserved for all the fprobes of the function; each gets a header word
- * followed by its entry data:
+ * Every fprobe has an ftrace_ops of its own, whose filter is its
+ * addresses, so a call reaches the fprobes on its function with no table
+ * lookup. An fprobe with only an entry handler runs it from that
+ * ftrace_ops' callback and needs nothing on the shadow stack.
+ *
+ * The ftrace_ops of an fprobe with an exit handler hooks calls for
+ * fprobe's one fgraph_ops (see fgraph_init_owner_ops()): fgraph pushes the
+ * call's frame, or joins the frame that another hook of the same call
+ * pushed, so that a call is hooked once, and calls fprobe_entry() with
+ * the ftrace_ops at hand. There the fprobe reserves a block of its own in
+ * the frame, a 64-bit header and its entry data:
  *
  *   fgraph_reserve_data() block, at most FPROBE_RESERVE_WORDS words
  *   +--------------------------------+ <- lowest address
- *   | header: id | data words        |  fprobe A
- *   | A's entry data (n words)       |
- *   +--------------------------------+
- *   | header: id | data words        |  fprobe B
- *   | B's entry data (m words)       |
- *   +--------------------------------+
- *   | 0 (end), if the block has room |
+ *   | header: id | data words        |
+ *   | entry data (n words)           |
  *   +--------------------------------+
  *
  *   header bits  0..31  FPROBE_HDR_ID    the fprobe's id, never 0
  *   header bits 32..39  FPROBE_HDR_SIZE  entry data size in words
  *
- * An fprobe whose entry handler returns nonzero gets no header, so its exit
- * is skipped at no cost. The fprobes on a function never need more than
- * one reservation: one that would not fit is refused at registration.
- * When the task's stack has no room, each fprobe counts the call in its
- * nmissed_stack.
+ * An fprobe whose entry handler returns nonzero gets no block, so its exit
+ * is skipped at no cost. When the task's stack has no room, the fprobe
+ * counts the call in its nmissed_stack. At the return, fprobe_return()
+ * runs the exit of each block of the frame, the last reserved first.
  *
  * The header names the fprobe by id, not by pointer. Ids come from an
  * allocating xarray, cyclically, and are removed from it at unregister, so
@@ -37,45 +37,38 @@
  * keeps a per-CPU count of the headers written minus the exits that found
  * it, and unregister_fprobe() adds what is left to its nmissed_other.
  *
- * An fprobe with only an entry handler needs nothing on the shadow stack.
- * It gets an ftrace_ops of its own instead, whose callback ftrace calls
- * with the fprobe at hand: no fgraph frame and no table lookup per call.
+ * The exit side trusts a block only if it is exactly a header and the
+ * entry data of the size the header gives, which is the entry data size
+ * of the fprobe it names.
  *
- * The exit side trusts a header only as far as its block goes: it stops at
- * a header whose data would run past the block, or whose size is not the
- * entry data size of the fprobe it names.
- *
- * A module going away takes its functions out of every fprobe (see
- * fprobe_module_notify()), so that no filter or table entry outlives them.
+ * A module going away takes its functions out of every fprobe's filter
+ * (see fprobe_module_notify()), so that none outlives them.
  *
  * Locking: fprobe_mutex serializes registration, unregistration and module
- * removal: the address table, the fgraph filter, the id space, and the
- * test of fp->id that tells whether an fprobe is registered. An fprobe's
- * id is published before its first node, so that no header is ever
- * written without one.
+ * removal: the filters, the id space, the registration of fprobe's
+ * fgraph_ops, and the test of fp->id that tells whether an fprobe is
+ * registered. An fprobe's id is published before its ftrace_ops, so that
+ * no header is ever written without one.
  * The handlers run with preemption off (under
  * ftrace_test_recursion_trylock() or in fgraph's return), which is an RCU
  * read-side section: unregister_fprobe() waits for them with
- * synchronize_rcu() before it frees anything. The entry takes
- * rcu_read_lock() as well, for rhashtable's checks; the exit, which reads
- * only the id cache and the xarray, does without. That wait covers only
- * handlers that run where RCU is watching. fgraph enters its owners only
- * there, but a call may return where RCU is not: such an exit stays
- * pending, to be counted in nmissed_other at unregister. The ftrace_ops of an
- * fprobe without exit handler returns at once where RCU is not watching,
- * counting the call in nmissed_other.
+ * synchronize_rcu() before it frees anything. The exit reads only the id
+ * cache and the xarray. That wait covers only handlers that run where RCU
+ * is watching. fgraph enters its owners only there, and reports a call
+ * where RCU is not watching to fprobe_missed(), which counts it in
+ * nmissed_other, as the ftrace_ops of an fprobe without exit handler does.
+ * A call may also return where RCU is not watching: such an exit stays
+ * pending, to be counted in nmissed_other at unregister.
  */
 #define pr_fmt(fmt) "fprobe: " fmt
 
 #include <linux/bitfield.h>
 #include <linux/err.h>
 #include <linux/fprobe.h>
-#include <linux/hash.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/xarray.h>
@@ -86,53 +79,13 @@
 #define FPROBE_HDR_SIZE		GENMASK_ULL(39, 32)
 #define FPROBE_HDR_WORDS	(sizeof(u64) / sizeof(long))
 #define FPROBE_DATA_WORDS_MAX	(FPROBE_DATA_SIZE_MAX / sizeof(long))
-/* fgraph_reserve_data() gives at most 32 words to a function */
+/* fgraph_reserve_data() gives at most 32 words */
 #define FPROBE_RESERVE_WORDS	32
 
 static_assert(FPROBE_DATA_WORDS_MAX <= (FPROBE_HDR_SIZE >> 32));
 static_assert(FPROBE_HDR_WORDS + FPROBE_DATA_WORDS_MAX <= FPROBE_RESERVE_WORDS);
 
-/*
- * One probed address of one fprobe. @fp is set once and stays valid for
- * the RCU readers of the table; @linked, read and written under
- * fprobe_mutex only, says whether the node is in the table (a repeated
- * address is not, nor is one whose module went away).
- */
-struct fprobe_node {
-	struct rhlist_head	head;
-	unsigned long		addr;
-	struct fprobe		*fp;
-	bool			linked;
-};
-
-/*
- * Every probed call hashes its address: one multiplication does, where
- * rhashtable's default, jhash2, takes tens of instructions.
- */
-static u32 fprobe_addr_hash(const void *data, u32 len, u32 seed)
-{
-	return hash_long(*(const unsigned long *)data ^ seed, 32);
-}
-
-/* and compares it inline, where rhashtable's default calls memcmp() */
-static int fprobe_addr_cmp(struct rhashtable_compare_arg *arg, const void *obj)
-{
-	const struct fprobe_node *node = obj;
-
-	return node->addr != *(const unsigned long *)arg->key;
-}
-
-static const struct rhashtable_params fprobe_rht_params = {
-	.head_offset		= offsetof(struct fprobe_node, head),
-	.key_offset		= offsetof(struct fprobe_node, addr),
-	.key_len		= sizeof_field(struct fprobe_node, addr),
-	.hashfn			= fprobe_addr_hash,
-	.obj_cmpfn		= fprobe_addr_cmp,
-	.automatic_shrinking	= true,
-};
-
 static DEFINE_MUTEX(fprobe_mutex);
-static struct rhltable fprobe_ip_table;
 static DEFINE_XARRAY_ALLOC1(fprobe_ids);
 
 /*
@@ -155,16 +108,15 @@ static __always_inline struct fprobe *fprobe_from_id(u32 id)
 }
 
 static u32 fprobe_next_id;
-/* the nodes in the table, and whether fprobe_graph_ops is registered */
-static unsigned long fprobe_nr_linked;
-static bool fprobe_graph_on;
+/* the registered fprobes with an exit handler, which use fprobe_graph_ops */
+static unsigned long fprobe_nr_exit;
 
 static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
-			struct ftrace_regs *fregs);
+			struct ftrace_ops *op, struct ftrace_regs *fregs);
 static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops,
 			  struct ftrace_regs *fregs);
 static void fprobe_missed(unsigned long func, struct fgraph_ops *gops,
-			  enum fgraph_miss why);
+			  struct ftrace_ops *op, enum fgraph_miss why);
 
 /*
  * Tasks get their shadow stack on their first probed call: the tasks that
@@ -172,7 +124,7 @@ static void fprobe_missed(unsigned long func, struct fgraph_ops *gops,
  * left is counted in nmissed_stack like one that finds it full.
  */
 static struct fgraph_ops fprobe_graph_ops = {
-	.entryfunc	= fprobe_entry,
+	.ops_entryfunc	= fprobe_entry,
 	.retfunc	= fprobe_return,
 	.missfunc	= fprobe_missed,
 	.lazy_stacks	= true,
@@ -206,23 +158,6 @@ static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip
 	return ret;
 }
 
-/*
- * The room the exit side of this call may need on the shadow stack, in
- * words: never more than FPROBE_RESERVE_WORDS, see fprobe_add_nodes().
- * Disabled fprobes count too: one enabled before the walk that writes the
- * headers must find its room, or another fprobe would lose the call.
- */
-static int fprobe_exit_words(struct rhlist_head *list)
-{
-	struct fprobe_node *node;
-	struct rhlist_head *pos;
-	int words = 0;
-
-	rhl_for_each_entry_rcu(node, pos, list, head)
-		words += FPROBE_HDR_WORDS + fprobe_data_words(node->fp);
-	return min(words, FPROBE_RESERVE_WORDS);
-}
-
 /* The ftrace_ops callback of an fprobe without exit handler. */
 static void fprobe_ftrace_entry(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops, struct ftrace_regs *fregs)
@@ -249,94 +184,99 @@ static void fprobe_ftrace_entry(unsigned long ip, unsigned long parent_ip,
 NOKPROBE_SYMBOL(fprobe_ftrace_entry);
 
 /*
- * The return address of the call fgraph is about to hook: still in place
- * while its entry callbacks run, and in the frame fgraph pushed for it.
+ * The return address of the call fgraph is hooking: still in place while
+ * the entry callbacks of the hook that pushed the call's frame run, and in
+ * that frame, where the callbacks of a later hook that joined it find it.
  */
 static __always_inline unsigned long fprobe_entry_ret_ip(struct ftrace_regs *fregs)
 {
+	struct ftrace_ret_stack *frame;
+	int i = 0;
+
 #ifdef ftrace_regs_get_return_address
-	return ftrace_regs_get_return_address(fregs);
-#else
-	return ftrace_graph_get_ret_stack(current, 0)->ret;
+	unsigned long ret = ftrace_regs_get_return_address(fregs);
+
+	if (likely(ret != (unsigned long)return_to_handler))
+		return ret;
 #endif
+	/* a frame pushed over a hooked return keeps return_to_handler */
+	do {
+		frame = ftrace_graph_get_ret_stack(current, i++);
+	} while (frame && frame->ret == (unsigned long)return_to_handler);
+	return frame ? frame->ret : 0;
 }
 
+/*
+ * The entry of a call that @op, the ftrace_ops of an fprobe with an exit
+ * handler, hooked: reserve the header and the entry data, run the entry
+ * handler. fgraph calls it where RCU is watching, with preemption off and
+ * under ftrace's recursion protection.
+ */
 static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
-			struct ftrace_regs *fregs)
+			struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	unsigned long ip = trace->func, ret_ip, *block = NULL;
-	struct fprobe_node *node;
-	struct rhlist_head *list, *pos;
-	int used = 0, size = 0;
+	struct fprobe *fp = container_of(op, struct fprobe, ops);
+	int words = fprobe_data_words(fp);
+	unsigned long *block;
+	u32 id;
 
-	/* FPROBE needs an architecture that hands fgraph its registers */
-	if (WARN_ON_ONCE(!fregs))
+	/* unregistering: its exit would not find it */
+	id = READ_ONCE(fp->id);
+	if (unlikely(fprobe_disabled(fp) || !id))
 		return 0;
-
-	rcu_read_lock();
-	list = rhltable_lookup(&fprobe_ip_table, &ip, fprobe_rht_params);
-	if (!list)
-		goto out;
-	ret_ip = fprobe_entry_ret_ip(fregs);
-	size = fprobe_exit_words(list);
-	if (size) {
-		block = fgraph_reserve_data(gops->idx, size * sizeof(long));
-		if (!block)
-			size = 0;
+	block = fgraph_reserve_data(gops->idx, (FPROBE_HDR_WORDS + words) * sizeof(long));
+	if (unlikely(!block)) {
+		atomic_long_inc(&fp->nmissed_stack);
+		return 0;
 	}
-
-	rhl_for_each_entry_rcu(node, pos, list, head) {
-		struct fprobe *fp = node->fp;
-		int words;
-		u32 id;
-
-		if (fprobe_disabled(fp))
-			continue;
-		/* unregistering: its exit would not find it */
-		id = READ_ONCE(fp->id);
-		if (unlikely(!id))
-			continue;
-		words = fprobe_data_words(fp);
-		if (used + FPROBE_HDR_WORDS + words > size) {
-			atomic_long_inc(&fp->nmissed_stack);
-			continue;
-		}
-		if (fp->entry_handler &&
-		    fprobe_call_entry(fp, ip, ret_ip, fregs,
-				      words ? block + used + FPROBE_HDR_WORDS : NULL))
-			continue;
-		*(u64 *)(block + used) = FIELD_PREP(FPROBE_HDR_ID, id) |
-					 FIELD_PREP(FPROBE_HDR_SIZE, words);
-		local_inc(this_cpu_ptr(fp->pending));
-		used += FPROBE_HDR_WORDS + words;
-	}
-	if (used && used + FPROBE_HDR_WORDS <= size)
-		*(u64 *)(block + used) = 0;
-out:
-	rcu_read_unlock();
-	return used != 0;
+	if (fp->entry_handler &&
+	    fprobe_call_entry(fp, trace->func, fprobe_entry_ret_ip(fregs), fregs,
+			      words ? block + FPROBE_HDR_WORDS : NULL))
+		return 0;
+	*(u64 *)block = FIELD_PREP(FPROBE_HDR_ID, id) | FIELD_PREP(FPROBE_HDR_SIZE, words);
+	local_inc(this_cpu_ptr(fp->pending));
+	return 1;
 }
 
 NOKPROBE_SYMBOL(fprobe_entry);
 
+/*
+ * Run the exit of the fprobe that reserved @block, @size words, a header
+ * and its entry data; unless refused as recursion (@bit < 0).
+ */
+static __always_inline void fprobe_exit_block(unsigned long *block, int size, unsigned long ip,
+					      unsigned long ret_ip, struct ftrace_regs *fregs,
+					      int bit)
+{
+	u64 hdr = *(u64 *)block;
+	int words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
+	struct fprobe *fp;
+
+	/* not a block that fprobe_entry() filled */
+	if (size != FPROBE_HDR_WORDS + words)
+		return;
+	fp = fprobe_from_id(FIELD_GET(FPROBE_HDR_ID, hdr));
+	/* unregistered since (counted then), or not the data its entry stores */
+	if (!fp || words != fprobe_data_words(fp) || !fp->exit_handler)
+		return;
+	local_dec(this_cpu_ptr(fp->pending));
+	/* an entry that ran gets its exit, even if @fp was disabled since */
+	if (bit < 0)
+		atomic_long_inc(&fp->nmissed_recursion);
+	else
+		fp->exit_handler(fp, ip, ret_ip, fregs, words ? block + FPROBE_HDR_WORDS : NULL);
+}
+
+/*
+ * The return of a call that fprobes hooked: each of their ftrace_ops that
+ * hooked it left a block, with one header, in the call's frame.
+ */
 static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops,
 			  struct ftrace_regs *fregs)
 {
 	unsigned long ip = trace->func, ret_ip, *block;
-	int used = 0, size, bit;
+	int size, pos = 0, bit;
 
-	/*
-	 * fgraph gives a return only to an owner of the slot that entered
-	 * the call, except on 32-bit, where it keeps no epoch: there a frame
-	 * that an earlier owner pushed can come here, and if it carries no
-	 * data under this slot, there is nothing to call. On 64-bit, a frame
-	 * of fprobe's always has its data.
-	 */
-	block = fgraph_retrieve_data(gops->idx, &size);
-	if (!block) {
-		WARN_ON_ONCE(IS_ENABLED(CONFIG_64BIT));
-		return;
-	}
 	if (WARN_ON_ONCE(!fregs))
 		return;
 	/*
@@ -345,68 +285,49 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 	 */
 	if (unlikely(!ftrace_rcu_is_watching()))
 		return;
-	size /= sizeof(long);
 	ret_ip = ftrace_regs_get_instruction_pointer(fregs);
 
 	bit = ftrace_test_recursion_trylock(ip, ret_ip);
-	while (used + FPROBE_HDR_WORDS <= size) {
-		u64 hdr = *(u64 *)(block + used);
-		int words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
-		struct fprobe *fp;
-
-		/* the end, or a header that its block cannot hold */
-		if (!hdr || used + FPROBE_HDR_WORDS + words > size)
+	/*
+	 * fgraph gives a return only to an owner of the slot that entered
+	 * the call, except on 32-bit, where it keeps no epoch: there a frame
+	 * that an earlier owner pushed can come here, and carry no block.
+	 */
+	do {
+		block = fgraph_retrieve_next_data(gops->idx, &size, &pos);
+		if (!block)
 			break;
-		fp = fprobe_from_id(FIELD_GET(FPROBE_HDR_ID, hdr));
-		/* not the data that this fprobe's entry stores: not its frame */
-		if (fp && (words != fprobe_data_words(fp) || !fp->exit_handler))
-			break;
-		used += FPROBE_HDR_WORDS + words;
-		if (!fp)
-			continue;
-		local_dec(this_cpu_ptr(fp->pending));
-		/* an entry that ran gets its exit, even if @fp was disabled since */
-		if (bit < 0)
-			atomic_long_inc(&fp->nmissed_recursion);
-		else
-			fp->exit_handler(fp, ip, ret_ip, fregs,
-					 words ? block + used - words : NULL);
-	}
+		fprobe_exit_block(block, size / sizeof(long), ip, ret_ip, fregs, bit);
+	} while (pos >= 0);
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
 }
 
 NOKPROBE_SYMBOL(fprobe_return);
 
-/* fgraph could not hook a call to @func: every fprobe on it lost the call. */
+/* @op, the ftrace_ops of an fprobe, could not hook a call to @func. */
 static void fprobe_missed(unsigned long func, struct fgraph_ops *gops,
-			  enum fgraph_miss why)
+			  struct ftrace_ops *op, enum fgraph_miss why)
 {
-	struct fprobe_node *node;
-	struct rhlist_head *list, *pos;
+	struct fprobe *fp;
 
-	if (unlikely(!rcu_is_watching()))
+	/* fprobe hooks calls from its own ftrace_ops only */
+	if (WARN_ON_ONCE(!op))
 		return;
-	rcu_read_lock();
-	list = rhltable_lookup(&fprobe_ip_table, &func, fprobe_rht_params);
-	rhl_for_each_entry_rcu(node, pos, list, head) {
-		struct fprobe *fp = node->fp;
-
-		/* as fprobe_entry(): not when disabled, nor once unregistering */
-		if (fprobe_disabled(fp) || !READ_ONCE(fp->id))
-			continue;
-		switch (why) {
-		case FGRAPH_MISS_STACK:
-			atomic_long_inc(&fp->nmissed_stack);
-			break;
-		case FGRAPH_MISS_RECURSION:
-			atomic_long_inc(&fp->nmissed_recursion);
-			break;
-		default:
-			atomic_long_inc(&fp->nmissed_other);
-		}
+	fp = container_of(op, struct fprobe, ops);
+	/* as fprobe_entry(): not when disabled, nor once unregistering */
+	if (fprobe_disabled(fp) || !READ_ONCE(fp->id))
+		return;
+	switch (why) {
+	case FGRAPH_MISS_STACK:
+		atomic_long_inc(&fp->nmissed_stack);
+		break;
+	case FGRAPH_MISS_RECURSION:
+		atomic_long_inc(&fp->nmissed_recursion);
+		break;
+	default:	/* FGRAPH_MISS_NO_RCU */
+		atomic_long_inc(&fp->nmissed_other);
 	}
-	rcu_read_unlock();
 }
 
 NOKPROBE_SYMBOL(fprobe_missed);
@@ -470,148 +391,25 @@ static int fprobe_check_module(unsigned long addr)
 #endif
 }
 
-static bool fprobe_addr_in_use(unsigned long addr)
+/* fprobe_graph_ops is registered while an fprobe with exit handler is. */
+static int fprobe_graph_get(void)
 {
-	lockdep_assert_held(&fprobe_mutex);
-	guard(rcu)();
-	return rhltable_lookup(&fprobe_ip_table, &addr, fprobe_rht_params);
-}
-
-/*
- * The words that the fprobes on @addr reserve per call, or -1 if @fp is
- * one of them already (a repeated address).
- */
-static int fprobe_addr_words(struct fprobe *fp, unsigned long addr)
-{
-	struct rhlist_head *list, *pos;
-	struct fprobe_node *node;
-	int words = 0;
+	int ret;
 
 	lockdep_assert_held(&fprobe_mutex);
-	guard(rcu)();
-	list = rhltable_lookup(&fprobe_ip_table, &addr, fprobe_rht_params);
-	rhl_for_each_entry_rcu(node, pos, list, head) {
-		if (node->fp == fp)
-			return -1;
-		words += FPROBE_HDR_WORDS + fprobe_data_words(node->fp);
-	}
-	return words;
-}
-
-/* Empty the filter of the (unregistered) fgraph_ops, ready for reuse. */
-static void fprobe_clear_filter(void)
-{
-	ftrace_set_filter_ips(&fprobe_graph_ops.ops, NULL, 0, 0, 1);
-}
-
-static void fprobe_unlink_node(struct fprobe_node *node)
-{
-	lockdep_assert_held(&fprobe_mutex);
-	if (!node->linked)
-		return;
-	rhltable_remove(&fprobe_ip_table, &node->head, fprobe_rht_params);
-	node->linked = false;
-	fprobe_nr_linked--;
-}
-
-static void fprobe_unlink_nodes(struct fprobe *fp, int nr)
-{
-	int i;
-
-	lockdep_assert_held(&fprobe_mutex);
-	for (i = 0; i < nr; i++)
-		fprobe_unlink_node(&fp->nodes[i]);
-}
-
-/*
- * An empty filter means "all functions": once no node is left, stop the
- * fgraph_ops before its filter empties. True if it was stopped.
- */
-static bool fprobe_stop_graph_if_unused(void)
-{
-	lockdep_assert_held(&fprobe_mutex);
-	if (!fprobe_graph_on || fprobe_nr_linked)
-		return false;
-	unregister_ftrace_graph(&fprobe_graph_ops);
-	fprobe_clear_filter();
-	fprobe_graph_on = false;
-	return true;
-}
-
-/* Unlink the nodes of @fp and drop from the filter the addresses now unused. */
-static void fprobe_remove_nodes(struct fprobe *fp)
-{
-	unsigned long *unused;
-	int i, n = 0;
-
-	lockdep_assert_held(&fprobe_mutex);
-	/* Without memory for the list, unused addresses stay in the filter:
-	 * their calls find no fprobe and cost one lookup each.
-	 */
-	unused = kvcalloc(fp->nr_nodes, sizeof(*unused), GFP_KERNEL);
-	for (i = 0; i < fp->nr_nodes; i++) {
-		struct fprobe_node *node = &fp->nodes[i];
-
-		if (!node->linked)
-			continue;
-		fprobe_unlink_node(node);
-		if (unused && !fprobe_addr_in_use(node->addr))
-			unused[n++] = node->addr;
-	}
-	if (!fprobe_stop_graph_if_unused() && n)
-		ftrace_set_filter_ips(&fprobe_graph_ops.ops, unused, n, 1, 0);
-	kvfree(unused);
-}
-
-/*
- * The fprobes on a function share one reservation of FPROBE_RESERVE_WORDS
- * per call. An fprobe that does not fit next to those already on one of
- * its functions is refused (-ENOSPC): they keep their room, and no call is
- * ever lost for want of it.
- */
-static int fprobe_add_nodes(struct fprobe *fp, unsigned long *addrs, int num)
-{
-	int i, ret, words, need = FPROBE_HDR_WORDS + fprobe_data_words(fp);
-
-	lockdep_assert_held(&fprobe_mutex);
-	for (i = 0; i < num; i++) {
-		struct fprobe_node *node = &fp->nodes[i];
-
-		/* fgraph reports the ftrace location, which may follow an ENDBR */
-		node->addr = ftrace_location(addrs[i]);
-		ret = node->addr ? fprobe_check_module(node->addr) : -EINVAL;
-		if (ret)
-			goto out_unlink;
-		words = fprobe_addr_words(fp, node->addr);
-		/* a repeated address is probed once, as by an ftrace filter */
-		if (words < 0)
-			continue;
-		ret = -ENOSPC;
-		if (words + need > FPROBE_RESERVE_WORDS)
-			goto out_unlink;
-		node->fp = fp;
-		ret = rhltable_insert(&fprobe_ip_table, &node->head, fprobe_rht_params);
-		if (ret)
-			goto out_unlink;
-		node->linked = true;
-		fprobe_nr_linked++;
-	}
-	ret = ftrace_set_filter_ips(&fprobe_graph_ops.ops, addrs, num, 0, 0);
+	if (fprobe_nr_exit++)
+		return 0;
+	ret = register_ftrace_graph(&fprobe_graph_ops);
 	if (ret)
-		goto out_unlink;
-	if (!fprobe_graph_on) {
-		ret = register_ftrace_graph(&fprobe_graph_ops);
-		if (ret) {
-			fprobe_clear_filter();
-			goto out_unlink;
-		}
-		fprobe_graph_on = true;
-	}
-	return 0;
-
-out_unlink:
-	fprobe_unlink_nodes(fp, i);
+		fprobe_nr_exit--;
 	return ret;
+}
+
+static void fprobe_graph_put(void)
+{
+	lockdep_assert_held(&fprobe_mutex);
+	if (!--fprobe_nr_exit)
+		unregister_ftrace_graph(&fprobe_graph_ops);
 }
 
 static int fprobe_add_ops(struct fprobe *fp, unsigned long *addrs, int num)
@@ -627,11 +425,22 @@ static int fprobe_add_ops(struct fprobe *fp, unsigned long *addrs, int num)
 	}
 	/* a new registration, or one after unregister_fprobe() */
 	memset(&fp->ops, 0, sizeof(fp->ops));
-	fp->ops.func = fprobe_ftrace_entry;
-	fp->ops.flags = FTRACE_OPS_FL_SAVE_ARGS;
+	if (fp->exit_handler) {
+		ret = fgraph_init_owner_ops(&fp->ops, &fprobe_graph_ops);
+		if (ret)
+			return ret;
+	} else {
+		fp->ops.func = fprobe_ftrace_entry;
+		fp->ops.flags = FTRACE_OPS_FL_SAVE_ARGS;
+	}
 	ret = ftrace_set_filter_ips(&fp->ops, addrs, num, 0, 0);
-	if (!ret)
+	if (!ret && fp->exit_handler)
+		ret = fprobe_graph_get();
+	if (!ret) {
 		ret = register_ftrace_function(&fp->ops);
+		if (ret && fp->exit_handler)
+			fprobe_graph_put();
+	}
 	if (ret)
 		ftrace_free_filter(&fp->ops);
 	return ret;
@@ -643,9 +452,11 @@ static void fprobe_remove_ops(struct fprobe *fp)
 	if (fp->ops.flags & FTRACE_OPS_FL_ENABLED)
 		unregister_ftrace_function(&fp->ops);
 	ftrace_free_filter(&fp->ops);
+	if (fp->exit_handler)
+		fprobe_graph_put();
 }
 
-/* Give @fp an id, published before any node can write it into a header. */
+/* Give @fp an id, published before its ftrace_ops can write it into a header. */
 static int fprobe_publish_id(struct fprobe *fp)
 {
 	u32 id;
@@ -672,13 +483,6 @@ static void fprobe_withdraw_id(struct fprobe *fp)
 	WRITE_ONCE(fp->id, 0);
 }
 
-static void fprobe_free_nodes(struct fprobe *fp)
-{
-	kvfree(fp->nodes);
-	fp->nodes = NULL;
-	fp->nr_nodes = 0;
-}
-
 /*
  * Once no handler runs with @fp in hand any more (after synchronize_rcu()),
  * count as missed the exits that were still to come: they will find no
@@ -700,9 +504,8 @@ static void fprobe_count_pending(struct fprobe *fp)
 }
 
 /*
- * The id goes first: an entry that finds one of the new nodes writes the id
- * into its header, and the exit side stops at a zero header, so a node seen
- * before its id would cost every older fprobe on the function its exit.
+ * The id goes first: an entry through the new ftrace_ops writes the id into
+ * its header, and an exit drops a header whose id names no fprobe.
  */
 static int fprobe_register_locked(struct fprobe *fp, unsigned long *addrs, int num)
 {
@@ -714,35 +517,24 @@ static int fprobe_register_locked(struct fprobe *fp, unsigned long *addrs, int n
 		return -EBUSY;
 	/* only the fprobes with an exit handler go through fgraph */
 	if (fp->exit_handler) {
-		fp->nodes = kvcalloc(num, sizeof(*fp->nodes), GFP_KERNEL);
 		fp->pending = alloc_percpu(local_t);
-		ret = -ENOMEM;
-		if (!fp->nodes || !fp->pending)
-			goto out_free_nodes;
-		fp->nr_nodes = num;
+		if (!fp->pending)
+			return -ENOMEM;
 	}
 	atomic_long_set(&fp->nmissed_stack, 0);
 	atomic_long_set(&fp->nmissed_recursion, 0);
 	atomic_long_set(&fp->nmissed_other, 0);
 
 	ret = fprobe_publish_id(fp);
-	if (ret)
-		goto out_free_nodes;
-	ret = fp->nodes ? fprobe_add_nodes(fp, addrs, num) : fprobe_add_ops(fp, addrs, num);
-	if (ret) {
-		fprobe_withdraw_id(fp);
-		/* entries that found a node of @fp before it was unlinked */
-		if (fp->nodes)
-			synchronize_rcu();
-		goto out_free_nodes;
+	if (!ret) {
+		ret = fprobe_add_ops(fp, addrs, num);
+		if (ret)
+			fprobe_withdraw_id(fp);
 	}
-	return 0;
-
-out_free_nodes:
-	fprobe_free_nodes(fp);
-	/* the exits of the entries that ran meanwhile are lost: count them */
-	if (fp->pending)
-		fprobe_count_pending(fp);
+	if (ret && fp->pending) {
+		free_percpu(fp->pending);
+		fp->pending = NULL;
+	}
 	return ret;
 }
 
@@ -761,9 +553,7 @@ out_free_nodes:
  * an address that is not an ftrace location, -E2BIG if entry_data_size is
  * over FPROBE_DATA_SIZE_MAX, -EBUSY if @fp is registered, or its
  * unregister_fprobe() has not returned yet, -ENOENT for a function of a
- * module that is being unloaded, -ENOSPC if
- * the entry data of @fp does not fit next to that of the fprobes already on
- * one of the functions (see "Entry data and limits" in fprobe.rst), -ENOMEM.
+ * module that is being unloaded, -ENOMEM.
  */
 int register_fprobe_ips(struct fprobe *fp, unsigned long *addrs, int num)
 {
@@ -905,8 +695,6 @@ bool fprobe_is_registered(struct fprobe *fp)
  */
 int unregister_fprobe(struct fprobe *fp)
 {
-	struct fprobe_node *nodes;
-
 	if (!fp)
 		return -EINVAL;
 
@@ -917,18 +705,11 @@ int unregister_fprobe(struct fprobe *fp)
 		return -EINVAL;
 	}
 	fprobe_withdraw_id(fp);
-	if (fp->nodes)
-		fprobe_remove_nodes(fp);
-	else
-		fprobe_remove_ops(fp);
-	nodes = fp->nodes;
-	fp->nodes = NULL;
-	fp->nr_nodes = 0;
+	fprobe_remove_ops(fp);
 	mutex_unlock(&fprobe_mutex);
 
 	/* handlers still running with @fp in hand */
 	synchronize_rcu();
-	kvfree(nodes);
 	if (fp->pending) {
 		/* until then, registering @fp again gets -EBUSY */
 		mutex_lock(&fprobe_mutex);
@@ -982,18 +763,6 @@ static int fprobe_filter_drop_module(struct ftrace_ops *ops, struct module *mod,
 	return left;
 }
 
-static void fprobe_drop_module_nodes(struct fprobe *fp, struct module *mod,
-				     fprobe_in_module_t in)
-{
-	int i;
-
-	lockdep_assert_held(&fprobe_mutex);
-	for (i = 0; i < fp->nr_nodes; i++) {
-		if (in(fp->nodes[i].addr, mod))
-			fprobe_unlink_node(&fp->nodes[i]);
-	}
-}
-
 /* If its filter cannot be changed, @fp stops rather than probe a stale address. */
 static void fprobe_drop_module_ops(struct fprobe *fp, struct module *mod,
 				   fprobe_in_module_t in)
@@ -1016,29 +785,17 @@ static void fprobe_drop_module(struct module *mod, fprobe_in_module_t in)
 {
 	struct fprobe *fp;
 	unsigned long id;
-	int left;
 
 	lockdep_assert_held(&fprobe_mutex);
-	xa_for_each(&fprobe_ids, id, fp) {
-		if (fp->nodes)
-			fprobe_drop_module_nodes(fp, mod, in);
-		else
-			fprobe_drop_module_ops(fp, mod, in);
-	}
-	if (fprobe_stop_graph_if_unused() || !fprobe_graph_on)
-		return;
-	left = fprobe_filter_drop_module(&fprobe_graph_ops.ops, mod, in);
-	/* calls there cost a table lookup that finds nothing */
-	if (left < 0)
-		pr_warn("module %s: its functions stay in the fgraph filter (%d)\n",
-			mod->name, left);
+	xa_for_each(&fprobe_ids, id, fp)
+		fprobe_drop_module_ops(fp, mod, in);
 }
 
 /*
  * A module's functions leave every fprobe when they go away: its init
  * functions once it is live (before ftrace forgets them), all of them when
- * it is unloaded. Nothing of them stays in the address table or in an
- * ftrace filter, where a module loaded later at the same address would be
+ * it is unloaded. Nothing of them stays in an ftrace filter, where a
+ * module loaded later at the same address would be
  * probed by handlers that never asked for it. The fprobes stay registered
  * on their other functions. (BPF links hold a reference on the modules
  * they probe.)
@@ -1075,8 +832,6 @@ static inline int fprobe_module_init(void)
 
 static int __init fprobe_init(void)
 {
-	int ret = rhltable_init(&fprobe_ip_table, &fprobe_rht_params);
-
-	return ret ?: fprobe_module_init();
+	return fprobe_module_init();
 }
 core_initcall(fprobe_init);

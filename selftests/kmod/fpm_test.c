@@ -60,6 +60,19 @@
  *                 N = 1 an fprobe with an exit handler is on the first: it
  *                 cannot look itself up at that return, so the exit stays
  *                 pending and unregister_fprobe() counts it as missed.
+ *                 With N = 2, fpm_test_in_eqs(20) is called inside such a
+ *                 state instead, under an fprobe with an exit handler and
+ *                 one without: neither handler runs, and both count the
+ *                 call in nmissed_other (entry_only_missed= is the second's).
+ *                 N = 3 makes that call with no fprobe of the module's own;
+ *                 N = 4 too, while an fprobe with an exit handler is on
+ *                 fpm_test_inner(), which it does not call: fgraph then
+ *                 has two owners, that fprobe's and any tracer's.
+ *   tailcall      fpm_test_tail(4) tail-calls fpm_test_tail_inner(5), each
+ *                 under an fprobe with entry and exit handler: the inner
+ *                 call's frame is pushed over a return address that the
+ *                 outer one hooked already. Every handler must get the
+ *                 real caller as ret_ip (named as callers=ENTRY/EXIT,...).
  *   args          calls fpm_test_straddle(1, 2, 3, 4, 5, {6, 7}, 8),
  *                 fpm_test_args8(1, ..., 8) and fpm_test_wide({1, 2}, 3),
  *                 whose arguments the registers do not all hold in order,
@@ -81,6 +94,7 @@
 #include <linux/delay.h>
 #include <linux/error-injection.h>
 #include <linux/fprobe.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -424,6 +438,125 @@ noinline int fpm_test_rcu_off(int arg)
 	return 2 * arg + READ_ONCE(fpm_one);
 }
 
+/* Called where RCU is not watching, as a function in the idle path is */
+noinline int fpm_test_in_eqs(int arg)
+{
+	return 2 * arg + READ_ONCE(fpm_one);
+}
+
+/* fpm_test_in_eqs(20) called where RCU is not watching; whether it was */
+static int call_in_eqs(bool *eqs)
+{
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ct_idle_enter();
+	*eqs = !rcu_is_watching();
+	ret = fpm_test_in_eqs(20);
+	ct_idle_exit();
+	local_irq_restore(flags);
+	return ret;
+}
+
+/* fpm_test_in_eqs() under an fprobe with exit handler and one without */
+static int run_rcuoff_entry(void)
+{
+	struct fprobe fp = {
+		.entry_handler = block_entry,
+		.exit_handler = block_exit,
+		.entry_data_size = sizeof(long),
+	};
+	struct fprobe entry_only = { .entry_handler = block_entry };
+	unsigned long addr = (unsigned long)fpm_test_in_eqs;
+	char extra[80];
+	int ret, err;
+	bool eqs;
+
+	err = register_fprobe_ips(&fp, &addr, 1);
+	if (err)
+		return err;
+	err = register_fprobe_ips(&entry_only, &addr, 1);
+	if (err) {
+		unregister_fprobe(&fp);
+		return err;
+	}
+	ret = call_in_eqs(&eqs);
+	unregister_fprobe(&entry_only);
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " ret=%d eqs=%d entry_only_missed=%lu",
+		 ret, eqs, fprobe_nmissed(&entry_only));
+	report(&fp, extra);
+	return 0;
+}
+
+noinline int fpm_test_tail_inner(int x)
+{
+	return 3 * x + READ_ONCE(fpm_one);
+}
+
+/* A sibling call: fpm_test_tail_inner() returns to our caller */
+noinline int fpm_test_tail(int x)
+{
+	return fpm_test_tail_inner(x + READ_ONCE(fpm_one));
+}
+
+/* ret_ip at entry [0] and exit [1] of fpm_test_tail [0] and _inner [1] */
+static unsigned long tail_ret_ip[2][2];
+static struct fprobe *tail_outer;
+
+static int tail_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		      struct ftrace_regs *fregs, void *data)
+{
+	tail_ret_ip[fp != tail_outer][0] = ret_ip;
+	return 0;
+}
+
+static void tail_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		      struct ftrace_regs *fregs, void *data)
+{
+	tail_ret_ip[fp != tail_outer][1] = ret_ip;
+}
+
+/* Append the function that @ip returns into to fpm_result */
+static void tail_name(unsigned long ip, const char *sep)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol_no_offset(sym, ip);
+	/* "fn [module]": keep the function */
+	sym[strcspn(sym, " ")] = 0;
+	strlcat(fpm_result, sep, sizeof(fpm_result));
+	strlcat(fpm_result, sym, sizeof(fpm_result));
+}
+
+static noinline int run_tailcall(void)
+{
+	struct fprobe outer = { .entry_handler = tail_entry, .exit_handler = tail_exit };
+	struct fprobe inner = { .entry_handler = tail_entry, .exit_handler = tail_exit };
+	unsigned long addr[2] = { (unsigned long)fpm_test_tail,
+				  (unsigned long)fpm_test_tail_inner };
+	int ret, err, i;
+
+	memset(tail_ret_ip, 0, sizeof(tail_ret_ip));
+	tail_outer = &outer;
+	err = register_fprobe_ips(&outer, &addr[0], 1);
+	if (err)
+		return err;
+	err = register_fprobe_ips(&inner, &addr[1], 1);
+	if (err)
+		goto out;
+	ret = fpm_test_tail(4);
+	unregister_fprobe(&inner);
+	snprintf(fpm_result, sizeof(fpm_result), "ret=%d callers=", ret);
+	for (i = 0; i < 4; i++)
+		tail_name(tail_ret_ip[i / 2][i % 2], i ? "," : "");
+	strlcat(fpm_result, "\n", sizeof(fpm_result));
+out:
+	unregister_fprobe(&outer);
+	return err;
+}
+
 static int run_rcuoff(int probe)
 {
 	struct fprobe fp = {
@@ -440,6 +573,22 @@ static int run_rcuoff(int probe)
 	/* it warns of a quiescent state entered by a task that is not idle */
 	if (IS_ENABLED(CONFIG_RCU_EQS_DEBUG))
 		return -EOPNOTSUPP;
+	if (probe == 2)
+		return run_rcuoff_entry();
+	if (probe >= 3) {
+		unsigned long ip = (unsigned long)fpm_test_inner;
+
+		if (probe == 4) {
+			ret = register_fprobe_ips(&fp, &ip, 1);
+			if (ret)
+				return ret;
+		}
+		ret = call_in_eqs(&eqs);
+		if (probe == 4)
+			unregister_fprobe(&fp);
+		snprintf(fpm_result, sizeof(fpm_result), "ret=%d eqs=%d\n", ret, eqs);
+		return 0;
+	}
 	if (probe) {
 		ret = register_fprobe_ips(&fp, &addr, 1);
 		if (ret)
@@ -975,8 +1124,10 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_unregister2();
 	else if (!strcmp(name, "pool") && arg > 0 && arg <= 1024)
 		ret = run_pool(arg);
-	else if (!strcmp(name, "rcuoff") && (arg == 0 || arg == 1))
+	else if (!strcmp(name, "rcuoff") && arg >= 0 && arg <= 4)
 		ret = run_rcuoff(arg);
+	else if (!strcmp(name, "tailcall"))
+		ret = run_tailcall();
 	else if (!strcmp(name, "args"))
 		ret = run_args();
 	else if (!strcmp(name, "regs"))

@@ -19,6 +19,14 @@
  * skip such returns, and the task's later calls (fpm_test_inner()) were
  * then never traced again.
  *
+ * rcu_off_entry: fpm_test_in_eqs() is called where RCU is not watching
+ * (fpm_test rcuoff 3). The function_graph tracer alone needs no filter
+ * test to hook it, and traced it on the base kernel: it must still appear,
+ * once. Also while an fprobe with an exit handler is registered (rcuoff
+ * 4), which makes fgraph call its owners from a loop rather than
+ * directly: the tracer is still the only one that fgraph's own ftrace_ops
+ * serves.
+ *
  * timed_after_fprobe: fprobe reads no call times, so while it is fgraph's
  * only owner no call reads the clock. The function_graph tracer, started
  * while an "f%return" event on fpm_test_sleep() is enabled, must still
@@ -208,6 +216,36 @@ cleanup:
 	write_file(TRACEFS "set_ftrace_filter", "");
 }
 
+static void rcu_off_entry(void)
+{
+	static char trace[16384];
+	static const char * const cmds[] = { "rcuoff 3", "rcuoff 4" };
+	char buf[64];
+	int i;
+
+	if (!ASSERT_OK(write_file(TRACEFS "set_ftrace_filter", "fpm_test_in_eqs"),
+		       "filter function_graph to fpm_test_in_eqs"))
+		goto cleanup;
+	ASSERT_OK(write_file(TRACEFS "tracing_on", "1"), "tracing_on");
+	if (!ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
+		       "start the function_graph tracer"))
+		goto cleanup;
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		ASSERT_OK(write_file(TRACEFS "tracing_on", "1"), "tracing_on");
+		if (!run_traced(cmds[i], buf, sizeof(buf), trace, sizeof(trace)))
+			goto cleanup;
+		ASSERT_STREQ(buf, "ret=41 eqs=1\n", cmds[i]);
+		ASSERT_EQ(count_substr(trace, "fpm_test_in_eqs"), 1,
+			  "the call made where RCU is not watching traced");
+		test__log("  %s: %d line(s) name fpm_test_in_eqs\n", cmds[i],
+			  count_substr(trace, "fpm_test_in_eqs"));
+	}
+cleanup:
+	write_file(TRACEFS "current_tracer", "nop");
+	write_file(TRACEFS "tracing_on", "1");
+	write_file(TRACEFS "set_ftrace_filter", "");
+}
+
 /*
  * The durations that function_graph reports on lines naming @func (a leaf
  * call, or the closing brace of one that had an event inside): how many
@@ -282,6 +320,8 @@ void test_fgraph_tracer(void)
 		slot_zero();
 	if (test__start_subtest("rcu_off_return"))
 		rcu_off_return();
+	if (test__start_subtest("rcu_off_entry"))
+		rcu_off_entry();
 	if (test__start_subtest("timed_after_fprobe"))
 		timed_after_fprobe();
 }

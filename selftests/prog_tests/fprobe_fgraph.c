@@ -9,7 +9,7 @@
  * filling the shadow stack, and sharing it with the
  * function_graph tracer; registering and unregistering while calls run, and
  * tasks without shadow stack that find fgraph's pool empty; a return
- * where RCU is not watching, counted as missed.
+ * and a call where RCU is not watching, counted as missed.
  */
 #include "test_progs.h"
 #include "helpers.h"
@@ -238,6 +238,33 @@ static void test_rcu_off(void)
 	check_fields("ret=41 inner=2 eqs=1");
 }
 
+/*
+ * fpm_test_in_eqs() is called where RCU is not watching: fgraph hooks
+ * nothing there and no handler runs, but the call is counted as missed,
+ * with an exit handler as without.
+ */
+static void test_rcu_off_entry(void)
+{
+	if (!run("rcuoff 2"))
+		return;
+	check_fields("entries=0 exits=0 bad_data=0 bad_ret=0 nmissed=1 stack=0 recursion=0");
+	check_fields("ret=41 eqs=1 entry_only_missed=1");
+}
+
+/*
+ * fpm_test_tail() tail-calls fpm_test_tail_inner(), each under an fprobe:
+ * the inner frame is pushed over a return address hooked already, yet
+ * all four handlers get the real caller, run_tailcall(), as ret_ip.
+ */
+static void test_tail_call(void)
+{
+	if (!run("tailcall"))
+		return;
+	ASSERT_STREQ(result,
+		     " ret=16 callers=run_tailcall,run_tailcall,run_tailcall,run_tailcall\n",
+		     "ret_ip of outer entry, outer exit, inner entry, inner exit");
+}
+
 void test_fprobe_fgraph(void)
 {
 	if (!ASSERT_OK(access(FPM_RUN, W_OK), "fpm_test module loaded"))
@@ -266,4 +293,8 @@ void test_fprobe_fgraph(void)
 		test_pool_empty();
 	if (test__start_subtest("rcu_off_return"))
 		test_rcu_off();
+	if (test__start_subtest("rcu_off_entry"))
+		test_rcu_off_entry();
+	if (test__start_subtest("tail_call"))
+		test_tail_call();
 }
