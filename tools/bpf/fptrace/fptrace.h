@@ -8,7 +8,7 @@
  *
  *   source text --lexer.c--> tokens --parser.c--> AST (struct fpt_program)
  *     --types.c (stage 2)--> AST with every fpt_expr.type filled from BTF
- *     --codegen.c (stage 2)--> struct bpf_insn arrays, one per probe
+ *     --codegen.c (stage 2)--> struct bpf_insn arrays, one per link
  *     --runtime.c (stage 3)--> maps created, programs loaded and attached
  *     --print.c--> map contents printed as bpftrace prints them
  *
@@ -18,9 +18,15 @@
  *   <the source line>
  *   <marker under the range>
  *
- * Stage 1 (this state of the tree) is the lexer, the parser, the diagnostics
- * and the printing; the AST already carries the slots (fpt_expr.type,
- * fpt_map_info) that the type pass fills and the code generator reads.
+ * Stage 1 is the lexer, the parser, the diagnostics and the printing.
+ * Stage 2 adds the type pass (types.c: fpt_types() gives a struct
+ * fpt_sema: every expression typed, the probes grouped into links, the
+ * map table) and the code generator (codegen.c: fpt_codegen() gives a
+ * struct fpt_bpf: one instruction array per program with its map
+ * relocations, and the event table that the ring buffer records refer to).
+ * The program model (registers, stack, session data, events, BEGIN/END)
+ * is described at the top of codegen.c; stage 3 (the runtime) needs only
+ * the declarations of the "Type pass" and "Code generation" parts below.
  */
 #ifndef FPTRACE_H
 #define FPTRACE_H
@@ -126,7 +132,7 @@ enum fpt_type_kind {
 	FPT_TY_VOID,		/* statements-only calls: printf, delete, ... */
 	FPT_TY_INT,
 	FPT_TY_STR,
-	FPT_TY_PTR,		/* a kernel pointer, btf_id is the pointee */
+	FPT_TY_PTR,		/* a kernel pointer, btf_id is the pointer type */
 	FPT_TY_KSYM,		/* ksym(), func */
 	FPT_TY_KSTACK,
 	FPT_TY_PROBE,		/* the probe builtin */
@@ -143,7 +149,7 @@ struct fpt_type {
 	enum fpt_agg_kind agg;
 	unsigned int size;	/* bytes (INT: 1/2/4/8, STR: buffer size) */
 	bool is_signed;
-	int btf_id;		/* the BTF type it came from, 0 if none */
+	int btf_id;		/* the BTF type it came from (PTR: the pointer), 0 if none */
 };
 
 /* ---- AST (parser.c) ----------------------------------------------------- */
@@ -181,7 +187,8 @@ struct fpt_expr {
 		struct { char *name; struct fpt_expr_list keys; } map;
 		struct { char *name; struct fpt_loc name_loc;
 			 struct fpt_expr_list args; } call;
-		struct { struct fpt_expr *base; char *name; bool arrow; } field;
+		struct { struct fpt_expr *base; char *name; bool arrow;
+			 int argno; } field;	/* argno: set by the type pass */
 		struct { enum fpt_tok_kind op; struct fpt_expr *e; } unary;
 		struct { enum fpt_tok_kind op; struct fpt_expr *l, *r; } binary;
 		struct { struct fpt_expr *cond, *then, *els; } ternary;
@@ -332,5 +339,191 @@ int fpt_hist_nbuckets(int bits);
 int fpt_hist_index(int64_t v, int bits);
 int64_t fpt_lhist_nbuckets(int64_t min, int64_t max, int64_t step);
 int64_t fpt_lhist_index(int64_t v, int64_t min, int64_t max, int64_t step);
+
+/* ---- Type pass (types.c) ------------------------------------------------ */
+
+struct btf;
+struct bpf_insn;
+
+#define FPT_ARGS_MAX		6	/* BPF_FPROBE_MULTI_ARGS_MAX */
+#define FPT_SESSION_MAX		64	/* BPF_FPROBE_MULTI_SESSION_MAX */
+#define FPT_COMM_LEN		16	/* comm: string[16] */
+#define FPT_STR_LEN		64	/* str() and string literals: string[64] */
+#define FPT_KEYS_MAX		8	/* keys of one map */
+#define FPT_STACK_DEPTH		127	/* frames of a kstack */
+#define FPT_MAP_ENTRIES		4096	/* hash maps and the stack map */
+#define FPT_RINGBUF_SIZE	(256 * 1024)
+
+/* Internal maps share the table with the script's maps. */
+enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS };
+
+/*
+ * One map of the program, as the code generator uses it and the runtime
+ * creates it. Keys are concatenated in key order: an integer (any size,
+ * ksym, probe, kstack) takes 8 bytes, a string its buffer size. A map
+ * without keys is an array of one element with the u32 key 0. hist and
+ * lhist maps add a u64 bucket index after the keys (and are hashes then).
+ * Values: INT, COUNT, SUM, HIST and LHIST (one bucket) are u64; STR its
+ * buffer; MIN and MAX { s64 value; u64 set; } (set is 0 on the CPUs that
+ * never wrote: skip them when reducing); AVG and STATS { u64 count; s64
+ * total; }. Aggregations live in per-CPU maps; the runtime sums counts,
+ * totals and buckets across CPUs and takes min/max over the set values.
+ */
+struct fpt_map_info {
+	char *name;			/* "@x", "@"; ".events", ".stacks" */
+	enum fpt_map_role role;
+	struct fpt_loc loc;		/* first use */
+	int nkeys;
+	struct fpt_type keys[FPT_KEYS_MAX];
+	unsigned int key_off[FPT_KEYS_MAX];
+	enum fpt_val_kind kind;
+	struct fpt_type val;		/* the value, or the aggregated value */
+	bool typed;			/* value kind known */
+	int hist_bits;			/* HIST */
+	int64_t lmin, lmax, lstep;	/* LHIST */
+	uint32_t bpf_type;		/* BPF_MAP_TYPE_* */
+	uint32_t key_size, value_size, max_entries;
+};
+
+enum fpt_link_mode { FPT_LINK_ENTRY, FPT_LINK_EXIT, FPT_LINK_SESSION };
+
+/* A $variable kept in the session data: set at entry, read at exit. */
+struct fpt_svar {
+	char *name;
+	struct fpt_type type;
+	unsigned int off;
+};
+
+/*
+ * One fprobe.multi link and its program: the probes (parts of probes:
+ * a probe's fprobe specs give an entry part, its fretprobe specs an exit
+ * part) on exactly the same set of functions. Entry and exit parts on one
+ * set make a session; an exit part that reads elapsed makes one too.
+ */
+struct fpt_link {
+	enum fpt_link_mode mode;
+	char **funcs;			/* sorted, unique names */
+	int nfuncs;
+	int *entry, nentry;		/* probe indexes, in source order */
+	int *exit, nexit;
+	struct fpt_svar *svars;
+	int nsvars;
+	bool elapsed;			/* entry saves a timestamp at ts_off */
+	unsigned int ts_off;
+	unsigned int session_size;	/* link option (session only) */
+	unsigned int saved_args;	/* link option (exit runs only) */
+};
+
+struct fpt_sema {
+	struct fpt_map_info *maps;
+	int nmaps;
+	struct fpt_link *links;
+	int nlinks;
+};
+
+/*
+ * Type prog against the kernel's BTF. funcs (nfuncs names, the runtime's
+ * available_filter_functions) is what probe globs match. Fills every
+ * fpt_expr.type and the argument number of args.NAME (u.field.argno), and
+ * gives the links and the maps in *out. Errors go
+ * to d; returns their number (*out must still be freed).
+ */
+int fpt_types(struct fpt_program *prog, const struct btf *btf,
+	      const char *const *funcs, size_t nfuncs, struct fpt_diag *d,
+	      struct fpt_sema *out);
+void fpt_sema_free(struct fpt_sema *s);
+/* bpftrace's name of a type: "int64", "uint32", "string[16]", "count_t". */
+const char *fpt_type_name(const struct fpt_type *t, char *buf, size_t len);
+
+/* ---- Code generation (codegen.c) ---------------------------------------- */
+
+enum fpt_prog_kind {
+	FPT_PROG_LINK,		/* BPF_PROG_TYPE_KPROBE, BPF_TRACE_FPROBE_MULTI */
+	FPT_PROG_BEGIN,		/* BPF_PROG_TYPE_SYSCALL, run by BPF_PROG_TEST_RUN */
+	FPT_PROG_END,
+	FPT_PROG_INTERVAL,
+};
+
+enum fpt_kfunc {
+	FPT_KF_ARG, FPT_KF_RET, FPT_KF_FUNC_IP, FPT_KF_IS_RETURN,
+	FPT_KF_SESSION_DATA, FPT_KF__COUNT
+};
+
+/* Instruction insn is a BPF_LD_IMM64 whose imm the runtime sets to map's fd. */
+struct fpt_reloc {
+	int insn;
+	int map;		/* index in fpt_sema.maps */
+};
+
+/* Instruction insn calls kfunc (its imm is already the vmlinux BTF id). */
+struct fpt_kcall {
+	int insn;
+	enum fpt_kfunc kfunc;
+};
+
+struct fpt_bpf_prog {
+	char name[32];			/* "fpt_link0", "fpt_begin", ... */
+	enum fpt_prog_kind kind;
+	int link;			/* LINK: index in fpt_sema.links */
+	int probe;			/* BEGIN/END/INTERVAL: probe index */
+	uint64_t period_ns;		/* INTERVAL */
+	uint32_t prog_type, attach_type;
+	struct bpf_insn *insns;
+	int ninsns;
+	struct fpt_reloc *relocs;
+	int nrelocs;
+	struct fpt_kcall *kcalls;
+	int nkcalls;
+	int stack;			/* bytes of stack used */
+};
+
+/*
+ * Ring buffer records: a u32 event id (index in fpt_bpf.events), 4 bytes
+ * of padding, then the arguments at their offsets (8-byte aligned).
+ */
+enum fpt_event_kind { FPT_EV_PRINTF, FPT_EV_PRINT, FPT_EV_CLEAR, FPT_EV_EXIT };
+
+struct fpt_event_arg {
+	struct fpt_type type;	/* INT and the like: 8 bytes; STR: type.size */
+	unsigned int off;
+};
+
+struct fpt_event {
+	enum fpt_event_kind kind;
+	struct fpt_loc loc;
+	char *fmt;			/* PRINTF: the format, unescaped */
+	size_t fmt_len;
+	struct fpt_event_arg *args;
+	int nargs;
+	int map;			/* PRINT, CLEAR */
+	uint32_t top, div;		/* PRINT */
+	uint32_t size;			/* bytes of the record */
+};
+
+struct fpt_bpf {
+	struct fpt_bpf_prog *progs;
+	int nprogs;
+	struct fpt_event *events;
+	int nevents;
+};
+
+/*
+ * Generate the programs of a typed program. btf gives the kfuncs' ids.
+ * Errors go to d; returns their number (*out must still be freed).
+ */
+int fpt_codegen(const struct fpt_program *prog, const struct fpt_sema *s,
+		const struct btf *btf, struct fpt_diag *d, struct fpt_bpf *out);
+void fpt_bpf_free(struct fpt_bpf *b);
+const char *fpt_kfunc_name(enum fpt_kfunc k);
+/* One line an instruction, as bpftool prog dump xlated prints them. */
+void fpt_prog_dump(FILE *out, const struct fpt_sema *s, const struct fpt_bpf_prog *p);
+/*
+ * Static checks: known opcodes, every jump inside the program, the last
+ * instruction an exit or a jump, r0 set before each exit, and no register
+ * read before it is set along the instructions in order (r1 and r10 are
+ * set at entry; a call sets r0 and clobbers r1-r5). Returns 0, or -1 with
+ * the reason in msg.
+ */
+int fpt_prog_check(const struct fpt_bpf_prog *p, char *msg, size_t len);
 
 #endif /* FPTRACE_H */
