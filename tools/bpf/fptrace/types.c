@@ -277,12 +277,14 @@ static void probe_links(struct tctx *c, const struct fpt_probe *p,
 	}
 	for (int x = 0; x < 2; x++) {
 		struct fpt_link *l;
+		int li;
 
 		if (!n[x]) {
 			free(v[x]);
 			continue;
 		}
-		l = &c->s->links[link_for(c->s, v[x], n[x])];
+		li = link_for(c->s, v[x], n[x]);
+		l = &c->s->links[li];
 		if (x)
 			add_index(&l->exit, &l->nexit, p->index);
 		else
@@ -1407,15 +1409,18 @@ static void internal_maps(struct tctx *c)
 {
 	struct fpt_loc none = { 0, 0, 0, 0 };
 	struct fpt_map_info *m;
+	int i;
 
 	if (c->events) {
-		m = &c->s->maps[map_add(c->s, ".events", FPT_MAP_EVENTS, none)];
+		i = map_add(c->s, ".events", FPT_MAP_EVENTS, none);
+		m = &c->s->maps[i];
 		m->bpf_type = BPF_MAP_TYPE_RINGBUF;
 		m->max_entries = FPT_RINGBUF_SIZE;
 		m->nkeys = 0;
 	}
 	if (c->stacks) {
-		m = &c->s->maps[map_add(c->s, ".stacks", FPT_MAP_STACKS, none)];
+		i = map_add(c->s, ".stacks", FPT_MAP_STACKS, none);
+		m = &c->s->maps[i];
 		m->bpf_type = BPF_MAP_TYPE_STACK_TRACE;
 		m->key_size = 4;
 		m->value_size = FPT_STACK_DEPTH * 8;
