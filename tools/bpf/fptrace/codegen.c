@@ -35,7 +35,8 @@
  * events of the links, so nothing is interpreted in user space; they may
  * not read the traced function (types.c refuses args, retval, func, ...).
  *
- * Registers: r6 and r7 as above; r8 and r9 are unused. An expression's
+ * Registers: r6 and r7 as above; r8 keeps str()'s pointer across its
+ * first read; r9 is unused. An expression's
  * scalar value ends in r0; a binary operator keeps its left value in a
  * stack slot while the right one is computed, then works in r0 and r1.
  * Helper and kfunc arguments go in r1-r5 just before the call.
@@ -51,7 +52,9 @@
  * str() and literals 64. str() zeroes its buffer and calls
  * bpf_probe_read_kernel_str(), or bpf_probe_read_user_str() for a pointer
  * whose BTF carries the "user" type tag. == and != compare the shorter
- * size 8 bytes at a time.
+ * size 8 bytes at a time. A pointer without the tag is read as a kernel
+ * pointer first and, if that faults, as a user one (BTF of kernels built
+ * without type tags carries no "user").
  *
  * Maps: see struct fpt_map_info for the layouts. Each map reference is a
  * BPF_LD_IMM64 with src_reg BPF_PSEUDO_MAP_FD and imm 0, listed in
@@ -139,6 +142,7 @@ struct cg {
 	int probe;			/* the part's probe */
 	int out_label;			/* r0 = 0; exit */
 	bool failed;
+	struct fpt_loc loc;		/* the statement being generated */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -164,7 +168,9 @@ static void emit(struct cg *g, struct bpf_insn i)
 	if (p->ninsns == g->cap) {
 		g->cap = g->cap ? 2 * g->cap : 64;
 		p->insns = xrealloc(p->insns, g->cap * sizeof(*p->insns));
+		p->locs = xrealloc(p->locs, g->cap * sizeof(*p->locs));
 	}
+	p->locs[p->ninsns] = g->loc;
 	p->insns[p->ninsns++] = i;
 }
 
@@ -486,8 +492,18 @@ static void gen_str_call(struct cg *g, const struct fpt_expr *e, int off)
 	mov(g, BPF_REG_3, BPF_REG_0);
 	stack_ptr(g, BPF_REG_1, off);
 	mov_imm(g, BPF_REG_2, (__s32)n);
-	call(g, a->type.kind == FPT_TY_PTR && user_ptr(g->btf, a->type.btf_id) ?
-	     BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str);
+	if (a->type.kind == FPT_TY_PTR && user_ptr(g->btf, a->type.btf_id)) {
+		call(g, BPF_FUNC_probe_read_user_str);
+		return;
+	}
+	/* without the BTF "user" tag, a user pointer is read on a fault */
+	mov(g, BPF_REG_8, BPF_REG_3);
+	call(g, BPF_FUNC_probe_read_kernel_str);
+	emit(g, insn(BPF_JMP | BPF_JSGE | BPF_K, BPF_REG_0, 0, 5, 0));
+	mov(g, BPF_REG_3, BPF_REG_8);
+	stack_ptr(g, BPF_REG_1, off);
+	mov_imm(g, BPF_REG_2, (__s32)n);
+	call(g, BPF_FUNC_probe_read_user_str);
 }
 
 /* A string expression into the e->type.size bytes at off (below r10). */
@@ -1172,8 +1188,10 @@ static void gen_block(struct cg *g, const struct fpt_block *b);
 static void gen_stmt(struct cg *g, const struct fpt_stmt *s)
 {
 	const struct fpt_expr *t = s->u.assign.target, *v = s->u.assign.value;
+	struct fpt_loc outer = g->loc;
 	int els, end;
 
+	g->loc = s->kind == FPT_S_IF ? s->u.if_.cond->loc : s->loc;
 	switch (s->kind) {
 	case FPT_S_EXPR:
 		gen_expr_stmt(g, s->u.expr);
@@ -1192,6 +1210,7 @@ static void gen_stmt(struct cg *g, const struct fpt_stmt *s)
 		gen_expr(g, s->u.if_.cond);
 		jump_imm(g, BPF_JEQ, BPF_REG_0, 0, els);
 		gen_block(g, &s->u.if_.then);
+		g->loc = s->u.if_.cond->loc;
 		if (s->u.if_.els)
 			jump_to(g, end);
 		set_label(g, els);
@@ -1200,6 +1219,7 @@ static void gen_stmt(struct cg *g, const struct fpt_stmt *s)
 		set_label(g, end);
 		break;
 	}
+	g->loc = outer;
 }
 
 static void gen_block(struct cg *g, const struct fpt_block *b)
@@ -1245,9 +1265,11 @@ static void gen_part(struct cg *g, const struct fpt_probe *p, bool exit_part)
 	g->exit_part = exit_part;
 	g->nlocals = 0;
 	find_locals(g, &p->body);
+	g->loc = p->loc;
 	for (int i = 0; i < g->nlocals; i++)
 		zero(g, BPF_REG_10, g->locals[i].off, g->locals[i].size);
 	if (p->pred) {
+		g->loc = p->pred->loc;
 		gen_expr(g, p->pred);
 		jump_imm(g, BPF_JEQ, BPF_REG_0, 0, end);
 	}
@@ -1315,6 +1337,7 @@ static void gen_link(struct cg *g, int li)
 	int exit_label;
 
 	snprintf(name, sizeof(name), "fpt_link%d", li);
+	g->loc = prog->probes[l->nentry ? l->entry[0] : l->exit[0]].loc;
 	p = new_prog(g, FPT_PROG_LINK, name);
 	p->link = li;
 	p->prog_type = BPF_PROG_TYPE_KPROBE;
@@ -1323,13 +1346,14 @@ static void gen_link(struct cg *g, int li)
 	exit_label = new_label(g);
 	if (l->mode == FPT_LINK_SESSION)
 		session_start(g, exit_label);
-	for (int i = 0; i < l->nentry; i++)
+	for (int i = 0; l->mode != FPT_LINK_EXIT && i < l->nentry; i++)
 		gen_part(g, &prog->probes[l->entry[i]], false);
 	if (l->elapsed) {
 		call(g, BPF_FUNC_ktime_get_ns);
 		stx(g, BPF_DW, BPF_REG_7, l->ts_off, BPF_REG_0);
 	}
-	jump_to(g, g->out_label);
+	if (l->mode == FPT_LINK_SESSION)
+		jump_to(g, g->out_label);
 	set_label(g, exit_label);
 	for (int i = 0; i < l->nexit; i++)
 		gen_part(g, &prog->probes[l->exit[i]], true);
@@ -1346,6 +1370,7 @@ static void gen_user_prog(struct cg *g, const struct fpt_probe *pr, const struct
 	char name[32];
 
 	snprintf(name, sizeof(name), "fpt_%s%d", names[sp->kind], pr->index);
+	g->loc = pr->loc;
 	p = new_prog(g, sp->kind == FPT_P_BEGIN ? FPT_PROG_BEGIN : sp->kind == FPT_P_END ?
 		     FPT_PROG_END : FPT_PROG_INTERVAL, name);
 	p->probe = pr->index;
@@ -1384,6 +1409,7 @@ void fpt_bpf_free(struct fpt_bpf *b)
 		free(b->progs[i].insns);
 		free(b->progs[i].relocs);
 		free(b->progs[i].kcalls);
+		free(b->progs[i].locs);
 	}
 	for (int i = 0; i < b->nevents; i++) {
 		free(b->events[i].fmt);

@@ -469,6 +469,7 @@ struct fpt_bpf_prog {
 	uint64_t period_ns;		/* INTERVAL */
 	uint32_t prog_type, attach_type;
 	struct bpf_insn *insns;
+	struct fpt_loc *locs;		/* ninsns: the statement each comes from */
 	int ninsns;
 	struct fpt_reloc *relocs;
 	int nrelocs;
@@ -525,5 +526,59 @@ void fpt_prog_dump(FILE *out, const struct fpt_sema *s, const struct fpt_bpf_pro
  * the reason in msg.
  */
 int fpt_prog_check(const struct fpt_bpf_prog *p, char *msg, size_t len);
+
+/* ---- Runtime (runtime.c, output.c) ---------------------------------------- */
+
+#include <sys/types.h>
+
+/*
+ * How fpt_run() runs a generated program. Text output goes to stdout as
+ * bpftrace prints it; diagnostics, the verifier's log and the missed-call
+ * counts go to stderr.
+ */
+struct fpt_run_opts {
+	enum fpt_format fmt;
+	bool verbose;		/* -v: the verifier's log on success too */
+	pid_t child;		/* -c: the command, waiting to start; 0 if none */
+	int child_go;		/* -c: closed to let the command exec; -1 if none */
+	pid_t pid;		/* -p: stop when it is gone; 0 if none */
+};
+
+/*
+ * Create the maps, load the programs (a verifier rejection is reported at
+ * the statement of the failing instruction), run BEGIN, attach the links,
+ * then print events until exit(), SIGINT/SIGTERM or the end of the command
+ * or process; run END, print the maps and the links' missed calls.
+ * Returns 0, or -1 when something failed to load or attach (reported).
+ */
+int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
+	    const struct fpt_sema *s, const struct fpt_bpf *b,
+	    const struct fpt_run_opts *o);
+
+/* Kernel symbols from /proc/kallsyms, for ksym(), func, probe and kstack. */
+struct fpt_ksyms;
+struct fpt_ksyms *fpt_ksyms_load(void);
+/* The symbol holding addr and addr's offset in it; NULL if none. */
+const char *fpt_ksym(const struct fpt_ksyms *k, uint64_t addr, uint64_t *off);
+void fpt_ksyms_free(struct fpt_ksyms *k);
+
+/* What output.c needs to name the values of ksym, probe and kstack. */
+struct fpt_out {
+	FILE *f;
+	enum fpt_format fmt;
+	const struct fpt_program *prog;
+	const struct fpt_sema *s;
+	struct fpt_ksyms *ksyms;
+	int stacks_fd;		/* the ".stacks" map, -1 if none */
+};
+
+/* Print the printf event ev from its ring buffer record rec. */
+void fpt_out_printf(struct fpt_out *o, const struct fpt_event *ev, const void *rec);
+/* Read map mi (fd) and print it as fpt_print_map() does. Returns 0 or -1. */
+int fpt_out_map(struct fpt_out *o, int mi, int fd, uint32_t top, uint32_t div);
+/* Delete every element of map mi (zero those of an array). */
+void fpt_clear_map(const struct fpt_map_info *m, int fd);
+/* s as the inside of a JSON string. */
+void fpt_json_escape(FILE *out, const char *s);
 
 #endif /* FPTRACE_H */

@@ -164,7 +164,7 @@ void fpt_sort_entries(struct fpt_map_view *m)
 
 /* ---- Keys and values ------------------------------------------------------ */
 
-static void json_escape(FILE *out, const char *s)
+void fpt_json_escape(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -212,7 +212,7 @@ static void print_key(FILE *out, enum fpt_format fmt, const struct fpt_map_view 
 		if (fmt == FPT_FMT_TEXT)
 			fputs(buf, out);
 		else
-			json_escape(out, buf);
+			fpt_json_escape(out, buf);
 	}
 	fputs(fmt == FPT_FMT_TEXT ? "]" : "\"", out);
 }
@@ -241,7 +241,7 @@ static void print_scalar(FILE *out, enum fpt_format fmt, const struct fpt_map_vi
 		print_int(out, m->kind != FPT_V_COUNT && m->is_signed, e->v.u, div);
 	} else if (fmt == FPT_FMT_JSON) {
 		fputc('"', out);
-		json_escape(out, e->v.s);
+		fpt_json_escape(out, e->v.s);
 		fputc('"', out);
 	} else {
 		fputs(e->v.s, out);
@@ -467,7 +467,7 @@ static void print_json(FILE *out, const struct fpt_map_view *m, uint32_t top, ui
 		return;
 	fprintf(out, "{\"type\": \"%s\", \"data\": {\"",
 		is_hist(m) ? "hist" : is_stats(m) ? "stats" : "map");
-	json_escape(out, m->name);
+	fpt_json_escape(out, m->name);
 	fputs(m->nkeys ? "\": {" : "\": ", out);
 	for (size_t i = first_shown(m, top); i < m->n; i++) {
 		if (i > first_shown(m, top))
