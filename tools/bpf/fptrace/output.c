@@ -395,7 +395,7 @@ static bool reduce(struct reader *r, struct fpt_entry *e)
 	switch (r->m->kind) {
 	case FPT_V_STR:
 		e->v.s = own(r, strndup((const char *)r->val, r->m->value_size));
-		return *e->v.s || r->m->bpf_type != BPF_MAP_TYPE_ARRAY;
+		return true;
 	case FPT_V_MIN: case FPT_V_MAX:
 		return reduce_minmax(r, e);
 	default:
@@ -412,8 +412,8 @@ static bool reduce(struct reader *r, struct fpt_entry *e)
 	} else {
 		e->v.u = a;
 	}
-	return a || b || (r->m->bpf_type != BPF_MAP_TYPE_ARRAY &&
-			  r->m->bpf_type != BPF_MAP_TYPE_PERCPU_ARRAY);
+	/* a per-CPU array's element counts once an aggregation touched it */
+	return a || b || r->m->bpf_type != BPF_MAP_TYPE_PERCPU_ARRAY;
 }
 
 static size_t view_buckets(const struct reader *r)

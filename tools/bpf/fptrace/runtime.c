@@ -27,6 +27,9 @@
  *	fptrace: fprobe:vfs_read: missed 3 (stack 2, recursion 1)
  *
  *    with ", other N" added when causes other than those two counted.
+ *
+ * FPTRACE_TEST_REJECT=LINE in the environment breaks the code of the
+ * statement on that line (see break_line()), for the tests of step 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -190,6 +193,24 @@ static void report_reject(struct rt *r, const struct fpt_bpf_prog *p, const char
 				*reason ? reason : strerror(-err));
 }
 
+/*
+ * The test knob FPTRACE_TEST_REJECT=LINE: the first instruction generated
+ * for a statement on source line LINE becomes a read of the unset r9, which
+ * the verifier refuses ("R9 !read_ok"), to show how a rejection is reported.
+ */
+static void break_line(const struct fpt_bpf_prog *p, struct bpf_insn *insns, const char *line)
+{
+	int n = line ? atoi(line) : 0;
+
+	for (int i = 0; n > 0 && i < p->ninsns; i++) {
+		if (p->locs[i].line != n || (i && p->locs[i - 1].line == n))
+			continue;
+		insns[i] = (struct bpf_insn){ .code = BPF_LDX | BPF_DW | BPF_MEM,
+					      .dst_reg = BPF_REG_0, .src_reg = BPF_REG_9 };
+		return;
+	}
+}
+
 /* Load program i with its maps' fds patched in; log: verifier log wanted. */
 static int load_once(struct rt *r, int i, char *log, int level)
 {
@@ -207,6 +228,7 @@ static int load_once(struct rt *r, int i, char *log, int level)
 	memcpy(insns, p->insns, p->ninsns * sizeof(*insns));
 	for (int k = 0; k < p->nrelocs; k++)
 		insns[p->relocs[k].insn].imm = r->map_fd[p->relocs[k].map];
+	break_line(p, insns, getenv("FPTRACE_TEST_REJECT"));
 	if (level)
 		log[0] = 0;
 	fd = bpf_prog_load(p->prog_type, p->name, "GPL", insns, p->ninsns, &opts);
