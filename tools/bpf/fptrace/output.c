@@ -455,6 +455,8 @@ static int read_map(struct reader *r)
 	int err = bpf_map_get_next_key(r->fd, NULL, next);
 
 	for (; !err; err = bpf_map_get_next_key(r->fd, key, next)) {
+		struct fpt_entry *e;
+
 		memcpy(key, next, m->key_size);
 		if (bpf_map_lookup_elem(r->fd, key, r->val))
 			continue;	/* deleted meanwhile */
@@ -462,8 +464,7 @@ static int read_map(struct reader *r)
 			add_bucket(r, key);
 			continue;
 		}
-		struct fpt_entry *e = new_entry(r);
-
+		e = new_entry(r);
 		if (!reduce(r, e)) {
 			r->view.n--;
 			continue;

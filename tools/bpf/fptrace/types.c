@@ -651,7 +651,11 @@ static struct fpt_type arg_type(struct tctx *c, unsigned int n)
 	for (int i = 0; i < l->nfuncs; i++) {
 		const struct btf_type *p = func_proto(c->btf, l->funcs[i]);
 
-		if (!p || btf_vlen(p) <= n)
+		if (!p) {		/* no BTF: a raw register, saved at entry */
+			use_arg(c, n);
+			return ty_int(8, false);
+		}
+		if (btf_vlen(p) <= n)
 			return ty_int(8, false);
 		u = btf_to_type(c->btf, btf_params(p)[n].type);
 		if (i && !same_int(&t, &u))
