@@ -147,7 +147,8 @@ $(KMOD): $(wildcard selftests/kmod/*) $(KB)/vmlinux
 
 # Host unit tests of libbpf (no kernel needed): scripts/host-tests.sh runs
 # them with the BPF object of section names.
-HOST_TESTS := $(U)/host/libbpf_fprobe $(U)/host/fprobe_sections.bpf.o
+HOST_TESTS := $(U)/host/libbpf_fprobe $(U)/host/fprobe_sections.bpf.o \
+	$(U)/host/fptrace_unit $(U)/host/fptrace_codegen
 
 $(U)/host/%.bpf.o: tests/host/progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
 	@mkdir -p $(@D)
@@ -156,6 +157,27 @@ $(U)/host/%.bpf.o: tests/host/progs/%.bpf.c $(VMLINUX_H) $(LIBBPF_A)
 $(U)/host/libbpf_fprobe: tests/host/libbpf_fprobe.c $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -o $@ $< $(STATIC_LIBS)
+
+# fptrace's stage-1 unit test: the front end and the printing, no libbpf.
+FPT_DIR := tools/bpf/fptrace
+FPT_SRCS := $(addprefix $(FPT_DIR)/,lexer.c parser.c diag.c print.c)
+FPT_CG_SRCS := $(FPT_SRCS) $(addprefix $(FPT_DIR)/,types.c codegen.c insn.c)
+
+$(U)/host/fptrace_unit: tests/host/fptrace/fptrace_unit.c $(FPT_SRCS) $(FPT_DIR)/fptrace.h
+	@mkdir -p $(@D)
+	$(CC) -g -O2 -Wall -Wextra -Werror -std=gnu11 -I$(FPT_DIR) \
+		-DFPT_GOLDEN_DIR='"$(TOP)/tests/host/fptrace/golden"' \
+		-o $@ $(filter %.c,$^)
+
+# Its stage-2 unit test: the type pass and the code generator, against a
+# BTF made with libbpf.
+$(U)/host/fptrace_codegen: tests/host/fptrace/fptrace_codegen.c $(FPT_CG_SRCS) \
+		$(FPT_DIR)/fptrace.h $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) -g -O2 -Wall -Wextra -Werror -std=gnu11 -I$(FPT_DIR) -I$(USR)/include \
+		-I$(L)/tools/include/uapi \
+		-DFPT_GOLDEN_DIR='"$(TOP)/tests/host/fptrace/golden"' \
+		-o $@ $(filter %.c,$^) $(STATIC_LIBS)
 
 # The benchmark runner: bench/fpm_bench.c with bench/progs/*.bpf.c.
 BENCH_PROGS := $(wildcard bench/progs/*.bpf.c)

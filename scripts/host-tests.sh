@@ -1,8 +1,9 @@
 #!/bin/bash
 # Host-side unit tests, one result line per test case: "ok host:FILE.CASE"
 # or "not ok host:FILE.CASE". tests/host/test_*.py run with python3; the
-# libbpf tests (tests/host/libbpf_fprobe.c) run from the userspace build
-# directory of the flavour, build/user-FLAVOUR.
+# libbpf tests (tests/host/libbpf_fprobe.c) and fptrace's unit tests
+# (tests/host/fptrace/) run from the userspace build directory of the
+# flavour, build/user-FLAVOUR.
 #
 # usage: host-tests.sh [-r RESULTS] [-u USERDIR]
 set -uo pipefail
@@ -35,6 +36,30 @@ if [ -x "$U/host/libbpf_fprobe" ]; then
 	[ $crc -eq 0 ] || { echo "$out"; rc=1; }
 else
 	echo "not ok host:libbpf_fprobe (not built: $U/host/libbpf_fprobe)" | tee -a "$results"
+	rc=1
+fi
+
+# fptrace's front end and printing (tests/host/fptrace), with its goldens.
+if [ -x "$U/host/fptrace_unit" ]; then
+	crc=0
+	out=$("$U/host/fptrace_unit" "$TOP/tests/host/fptrace/golden" 2>&1) || crc=1
+	echo "$out" | sed -n -E 's/^(ok|not ok) ([A-Za-z0-9_]+)$/\1 host:fptrace_unit.\2/p' |
+		tee -a "$results"
+	[ $crc -eq 0 ] || { echo "$out"; rc=1; }
+else
+	echo "not ok host:fptrace_unit (not built: $U/host/fptrace_unit)" | tee -a "$results"
+	rc=1
+fi
+
+# fptrace's type pass and code generator, with the golden dumps.
+if [ -x "$U/host/fptrace_codegen" ]; then
+	crc=0
+	out=$("$U/host/fptrace_codegen" "$TOP/tests/host/fptrace/golden" 2>&1) || crc=1
+	echo "$out" | sed -n -E 's/^(ok|not ok) ([A-Za-z0-9_]+)$/\1 host:fptrace_codegen.\2/p' |
+		tee -a "$results"
+	[ $crc -eq 0 ] || { echo "$out"; rc=1; }
+else
+	echo "not ok host:fptrace_codegen (not built: $U/host/fptrace_codegen)" | tee -a "$results"
 	rc=1
 fi
 exit $rc

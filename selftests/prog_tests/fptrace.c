@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fptrace, the bpftrace-style tool of tools/bpf/fptrace, run as
+ * /bin/fptrace on one-liners: each subtest runs one shell command and
+ * compares what it prints, byte for byte, with what bpftrace prints for
+ * the same program and workload. The expected strings are those observed
+ * in the guest when the tool was written; where a value depends on the run
+ * (a pid, latencies, the number of calls that fit on the shadow stack) the
+ * check reads it from the output and compares it with its other source.
+ *
+ * Workloads are busybox dd (its reads of /dev/zero, its opens), and the
+ * test module's "call N", which runs fpm_test_recurse(N): N + 1 nested
+ * calls with depths N down to 0; "call 400" does not fit on the shadow
+ * stack, and the calls that do not are the link's missed_stack.
+ *
+ * Stderr is dropped where dd prints its record counts; fptrace writes its
+ * diagnostics and missed counts there, and the subtests that check those
+ * keep it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "test_progs.h"
+#include "helpers.h"
+
+#define FPTRACE	"/bin/fptrace"
+#define RUN	"/sys/kernel/debug/fpm_test/run"
+#define BAR52	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@"
+
+static char out[16384];
+
+/* Run cmd with sh; its output in out. */
+static int run(const char *cmd)
+{
+	int status = run_cmd(cmd, out, sizeof(out));
+
+	if (status)
+		test__log("%s: exit status %d:\n%s", cmd, status, out);
+	return status;
+}
+
+/* (a) count by comm, ended by an interval probe's exit(). */
+static void test_count_by_comm(void)
+{
+	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { @[comm] = count(); } "
+			  "interval:s:2 { exit(); }' & sleep 1; "
+			  "dd if=/dev/zero bs=512 count=10 of=/dev/null 2>/dev/null; wait"),
+		      "fptrace count by comm runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 2 probes...\n\n\n@[dd]: 10\n", "ten reads by dd");
+}
+
+/* (b) hist(retval) of a fretprobe under -c. */
+static void test_hist_retval(void)
+{
+	if (ASSERT_OK(run(FPTRACE " -e 'fretprobe:ksys_read /comm == \"dd\"/ { @bytes = hist(retval); }' "
+			  "-c 'dd if=/dev/zero bs=512 count=10 of=/dev/null' 2>/dev/null"),
+		      "fptrace hist -c dd runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@bytes: \n"
+		     "[512, 1K)             10 |" BAR52 "|\n\n",
+		     "ten reads of 512 bytes in one bucket");
+}
+
+/* The total count of a hist printed after "@lat: \n". */
+static long hist_total(const char *s)
+{
+	long total = 0, n;
+	char label[32];
+
+	while ((s = strchr(s, '\n')) && sscanf(++s, "%31[^ ] %*[^ ] %ld |", label, &n) == 2)
+		total += n;
+	return total;
+}
+
+/* (c) a session: an entry variable read at exit, and elapsed. */
+static void test_session(void)
+{
+	const char *want = "Attaching 2 probes...\nret=3\n\n\n"
+		"@[0]: 1\n@[1]: 1\n@[2]: 1\n@[3]: 1\n@lat: \n";
+
+	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $t = arg0; } "
+			  "fretprobe:fpm_test_recurse { @[$t] = count(); @lat = hist(elapsed); } "
+			  "interval:s:3 { exit(); }' & sleep 2; echo \"call 3\" > " RUN "; "
+			  "cat " RUN "; wait"),
+		      "fptrace session runs"))
+		return;
+	if (!ASSERT_TRUE(!strncmp(out, want, strlen(want)), "one call of each depth"))
+		test__log("got:\n%s", out);
+	ASSERT_EQ(hist_total(strstr(out, "@lat: \n")), 4, "four latencies");
+}
+
+/* (d) printf of comm and pid: one line a read, all with dd's pid. */
+static void test_printf(void)
+{
+	int pid[3] = { 0 }, n;
+
+	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { printf(\"%s %d\\n\", comm, pid); }' "
+			  "-c 'dd if=/dev/zero bs=512 count=3 of=/dev/null' 2>/dev/null"),
+		      "fptrace printf runs"))
+		return;
+	n = sscanf(out, "Attaching 1 probe...\ndd %d\ndd %d\ndd %d\n", &pid[0], &pid[1], &pid[2]);
+	ASSERT_EQ(n, 3, "three printf lines");
+	ASSERT_GE(pid[0], 2, "dd's pid");
+	ASSERT_TRUE(pid[0] == pid[1] && pid[1] == pid[2], "one pid");
+	ASSERT_TRUE(strstr(out, "\n\n\n") && !strcmp(strstr(out, "\n\n\n"), "\n\n\n"),
+		    "nothing but the blank lines after the events");
+}
+
+/* (e) str() of a user pointer argument by name. */
+static void test_str_args(void)
+{
+	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:do_sys_openat2 /comm == \"dd\"/ { printf(\"%s\\n\", str(args.filename)); }' "
+			  "-c 'dd if=/proc/version of=/dev/null' 2>/dev/null"),
+		      "fptrace str(args.filename) runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n/proc/version\n/dev/null\n\n\n", "dd's two opens");
+}
+
+/* (f) lhist, avg, stats, min, max and sum, printed in the order of names. */
+static void test_aggregations(void)
+{
+	if (ASSERT_OK(run(FPTRACE " -e 'fretprobe:ksys_read /comm == \"dd\"/ { "
+			  "@l = lhist(retval, 0, 1024, 256); @a = avg(retval); @s = stats(retval); "
+			  "@mn = min(retval); @mx = max(retval); @sum = sum(retval); }' "
+			  "-c 'dd if=/dev/zero bs=512 count=10 of=/dev/null' 2>/dev/null"),
+		      "fptrace aggregations run"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n"
+		     "@a: 512\n\n"
+		     "@l: \n[512, 768)            10 |" BAR52 "|\n\n"
+		     "@mn: 512\n@mx: 512\n"
+		     "@s: count 10, average 512, total 5120\n\n"
+		     "@sum: 5120\n",
+		     "every aggregation of ten 512-byte reads");
+}
+
+/* (g) a verifier rejection reported at the statement that caused it. */
+static void test_reject(void)
+{
+	int status = run_cmd("printf 'fprobe:ksys_read\\n{\\n  @reads[comm] = count();\\n"
+			     "  @bytes = hist(arg2);\\n}\\n' > /tmp/fptrace_reject.bt; "
+			     "FPTRACE_TEST_REJECT=4 " FPTRACE " /tmp/fptrace_reject.bt 2>&1",
+			     out, sizeof(out));
+
+	ASSERT_EQ(status, 1, "exit status 1");
+	ASSERT_HAS(out, "fptrace: the verifier's log of fpt_link0 ends with:\n",
+		   "the log's tail is shown");
+	ASSERT_HAS(out, "\nR9 !read_ok\n", "the verifier's reason");
+	ASSERT_HAS(out, "/tmp/fptrace_reject.bt:4:3-22: ERROR: the kernel refused fpt_link0 "
+		   "at instruction 30: R9 !read_ok\n  @bytes = hist(arg2);\n  ^~~~~~~~~~~~~~~~~~~\n",
+		   "the error points at line 4");
+}
+
+/* (h) missed calls: fptrace's count on stderr equals bpftool's. */
+static void test_missed(void)
+{
+	unsigned long tool = 0, tool_stack = 0, bt = 0, bt_stack = 0, n = 0;
+	const char *p;
+
+	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0; } "
+			  "fretprobe:fpm_test_recurse { @n = count(); } interval:s:3 { exit(); }' 2>&1 & "
+			  "sleep 1; echo \"call 400\" > " RUN "; cat " RUN "; "
+			  "/bin/bpftool link show; wait"),
+		      "fptrace with call 400 runs"))
+		return;
+	p = strstr(out, "fprobe.session  func_cnt 1  missed ");
+	if (!ASSERT_TRUE(p, "bpftool shows the link's misses"))
+		return;
+	sscanf(p, "fprobe.session  func_cnt 1  missed %lu  missed_stack %lu", &bt, &bt_stack);
+	p = strstr(out, "fptrace: fprobe:fpm_test_recurse, fretprobe:fpm_test_recurse: missed ");
+	if (!ASSERT_TRUE(p, "fptrace prints the link's misses"))
+		return;
+	sscanf(p, "fptrace: fprobe:fpm_test_recurse, fretprobe:fpm_test_recurse: missed %lu "
+	       "(stack %lu, recursion 0)\n", &tool, &tool_stack);
+	ASSERT_HAS(out, "ret=400\n", "the call returned");
+	ASSERT_GE(bt_stack, 1, "the shadow stack overflowed");
+	ASSERT_EQ(tool, bt, "fptrace's missed is bpftool's");
+	ASSERT_EQ(tool_stack, bt_stack, "fptrace's missed_stack is bpftool's");
+	p = strstr(out, "\n@n: ");
+	if (ASSERT_TRUE(p, "@n printed"))
+		n = strtoul(p + 5, NULL, 10);
+	ASSERT_EQ(n + tool_stack, 401, "every call ran or was missed");
+}
+
+/* -f json: events, hist and map records, one a line. */
+static void test_json(void)
+{
+	if (ASSERT_OK(run(FPTRACE " -f json -e 'fretprobe:ksys_read /comm == \"dd\"/ { "
+			  "@bytes = hist(retval); @c[comm] = count(); printf(\"r %d\\n\", retval); }' "
+			  "-c 'dd if=/dev/zero bs=512 count=2 of=/dev/null' 2>/dev/null"),
+		      "fptrace -f json runs"))
+		return;
+	ASSERT_STREQ(out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n"
+		     "{\"type\": \"printf\", \"data\": \"r 512\\n\"}\n"
+		     "{\"type\": \"printf\", \"data\": \"r 512\\n\"}\n"
+		     "{\"type\": \"hist\", \"data\": {\"@bytes\": [{\"min\": 512, \"max\": 1023, \"count\": 2}]}}\n"
+		     "{\"type\": \"map\", \"data\": {\"@c\": {\"dd\": 2}}}\n",
+		     "the JSON records");
+}
+
+/* -p: only the process's reads count, and the run ends with it. */
+static void test_pid(void)
+{
+	char want[128];
+	int pid = 0;
+	const char *p;
+
+	if (ASSERT_OK(run("(sleep 3; echo a; sleep 1; echo b) | dd bs=1 of=/dev/null 2>/dev/null & P=$!; "
+			  "(sleep 3; echo a; sleep 1; echo b) | dd bs=1 of=/dev/null 2>/dev/null & "
+			  FPTRACE " -p $P -e 'fprobe:ksys_read { @[comm, pid] = count(); }'; echo \"P=$P\""),
+		      "fptrace -p runs"))
+		return;
+	p = strstr(out, "P=");
+	if (!ASSERT_TRUE(p, "the pid is shown"))
+		return;
+	pid = atoi(p + 2);
+	snprintf(want, sizeof(want), "Attaching 1 probe...\n\n\n@[dd, %d]: 4\nP=%d\n", pid, pid);
+	ASSERT_STREQ(out, want, "four reads of the one dd");
+}
+
+/* -l: functions with their parameters from BTF, a module's too. */
+static void test_list(void)
+{
+	if (ASSERT_OK(run(FPTRACE " -l 'vfs_rea*'; " FPTRACE " -l 'fpm_test_rec*'"),
+		      "fptrace -l runs"))
+		return;
+	ASSERT_STREQ(out, "vfs_read(file, buf, count, pos)\n"
+		     "vfs_readlink(dentry, buffer, buflen)\n"
+		     "vfs_readv(file, vec, vlen, pos, flags)\n"
+		     "fpm_test_recurse(depth)\n",
+		     "the listing");
+}
+
+void test_fptrace(void)
+{
+	if (access(FPTRACE, X_OK)) {
+		test__skip(FPTRACE " is not installed");
+		return;
+	}
+	if (test__start_subtest("count_by_comm"))
+		test_count_by_comm();
+	if (test__start_subtest("hist_retval"))
+		test_hist_retval();
+	if (test__start_subtest("session"))
+		test_session();
+	if (test__start_subtest("printf"))
+		test_printf();
+	if (test__start_subtest("str_args"))
+		test_str_args();
+	if (test__start_subtest("aggregations"))
+		test_aggregations();
+	if (test__start_subtest("reject"))
+		test_reject();
+	if (test__start_subtest("missed"))
+		test_missed();
+	if (test__start_subtest("json"))
+		test_json();
+	if (test__start_subtest("pid"))
+		test_pid();
+	if (test__start_subtest("list"))
+		test_list();
+}

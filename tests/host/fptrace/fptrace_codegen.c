@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of fptrace's stage 2 (tools/bpf/fptrace): the type pass
+ * against a small BTF built here with libbpf (functions with known
+ * arguments, and the fprobe kfuncs), every type error with its message and
+ * marker, the links and the map table, and the code generator's programs
+ * against the golden dumps of golden/codegen/, each program also passing
+ * fpt_prog_check(). Nothing is loaded: the host kernel has no fprobe.multi.
+ *
+ * usage: fptrace_codegen [GOLDEN_DIR]
+ * Prints "ok NAME" / "not ok NAME" per case; exits 1 if any failed.
+ * FPT_UPDATE_GOLDEN=1 in the environment rewrites the golden dumps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <bpf/btf.h>
+
+#include "fptrace.h"
+
+#ifndef FPT_GOLDEN_DIR
+#define FPT_GOLDEN_DIR "tests/host/fptrace/golden"
+#endif
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *golden_dir = FPT_GOLDEN_DIR;
+static int failed;
+static struct btf *btf;
+
+/* What available_filter_functions would list; nobtf_func has no BTF. */
+static const char *const funcs[] = {
+	"vfs_read", "vfs_write", "vfs_open", "vfs_readx", "do_sys_openat2",
+	"seven_args", "nobtf_func", "vfs_fsync",
+};
+
+static void report(const char *name, bool ok)
+{
+	printf("%s %s\n", ok ? "ok" : "not ok", name);
+	failed |= !ok;
+}
+
+/* ---- The test BTF ---------------------------------------------------------- */
+
+struct param {
+	const char *name;
+	int type;
+};
+
+static void add_func(const char *name, int ret, const struct param *p, int n)
+{
+	int proto = btf__add_func_proto(btf, ret);
+
+	for (int i = 0; i < n; i++)
+		btf__add_func_param(btf, p[i].name, p[i].type);
+	btf__add_func(btf, name, BTF_FUNC_GLOBAL, proto);
+}
+
+static void make_btf(void)
+{
+	int i32, i64, u64, chr, u32, size, vptr, cptr, uptr, kf;
+
+	btf = btf__new_empty();
+	i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	i64 = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	u64 = btf__add_int(btf, "unsigned long", 8, 0);
+	chr = btf__add_int(btf, "char", 1, BTF_INT_SIGNED);
+	u32 = btf__add_int(btf, "unsigned int", 4, 0);
+	size = btf__add_typedef(btf, "size_t", u64);
+	vptr = btf__add_ptr(btf, 0);
+	cptr = btf__add_ptr(btf, chr);
+	uptr = btf__add_ptr(btf, btf__add_type_tag(btf, "user", btf__add_const(btf, chr)));
+	add_func("vfs_read", i64, (struct param[]){ { "file", vptr }, { "buf", cptr },
+		 { "count", size }, { "pos", vptr } }, 4);
+	add_func("vfs_write", i64, (struct param[]){ { "file", vptr }, { "buf", cptr },
+		 { "count", size }, { "pos", vptr } }, 4);
+	add_func("vfs_readx", i64, (struct param[]){ { "file", vptr }, { "buf", cptr },
+		 { "count", i32 } }, 3);
+	add_func("vfs_open", i32, (struct param[]){ { "path", vptr }, { "file", vptr } }, 2);
+	add_func("vfs_fsync", i32, (struct param[]){ { "file", vptr }, { "datasync", i32 } }, 2);
+	add_func("do_sys_openat2", i64, (struct param[]){ { "dfd", i32 },
+		 { "filename", uptr }, { "how", vptr } }, 3);
+	add_func("seven_args", i32, (struct param[]){ { "a", i32 }, { "b", i32 },
+		 { "c", i32 }, { "d", i32 }, { "e", u32 }, { "f", i32 }, { "g", i32 } }, 7);
+	kf = btf__add_func_proto(btf, i32);
+	btf__add_func(btf, "bpf_fprobe_arg", BTF_FUNC_GLOBAL, kf);
+	btf__add_func(btf, "bpf_fprobe_ret", BTF_FUNC_GLOBAL, kf);
+	btf__add_func(btf, "bpf_fprobe_func_ip", BTF_FUNC_GLOBAL, kf);
+	btf__add_func(btf, "bpf_fprobe_is_return", BTF_FUNC_GLOBAL, kf);
+	btf__add_func(btf, "bpf_fprobe_session_data", BTF_FUNC_GLOBAL, kf);
+}
+
+/* ---- Compiling ------------------------------------------------------------- */
+
+struct result {
+	struct fpt_program prog;
+	struct fpt_sema sema;
+	struct fpt_bpf bpf;
+	char *msgs;		/* the diagnostics */
+	int errors;
+};
+
+/* Parse, type and (if typed) generate text as -e would. */
+static void compile(const char *text, struct result *r)
+{
+	struct fpt_source src = { "stdin", text, strlen(text) };
+	struct fpt_diag d;
+	size_t len;
+	FILE *f = open_memstream(&r->msgs, &len);
+
+	memset(&r->sema, 0, sizeof(r->sema));
+	memset(&r->bpf, 0, sizeof(r->bpf));
+	fpt_diag_init(&d, &src, f);
+	r->errors = fpt_parse(&src, &d, &r->prog);
+	if (!r->errors)
+		r->errors = fpt_types(&r->prog, btf, funcs, ARRAY_SIZE(funcs), &d, &r->sema);
+	if (!r->errors)
+		r->errors = fpt_codegen(&r->prog, &r->sema, btf, &d, &r->bpf);
+	fclose(f);
+}
+
+static void result_free(struct result *r)
+{
+	fpt_bpf_free(&r->bpf);
+	fpt_sema_free(&r->sema);
+	fpt_program_free(&r->prog);
+	free(r->msgs);
+}
+
+/* ---- Dumps ------------------------------------------------------------------ */
+
+static const char *bpf_map_type_name(uint32_t t)
+{
+	switch (t) {
+	case BPF_MAP_TYPE_HASH: return "hash";
+	case BPF_MAP_TYPE_ARRAY: return "array";
+	case BPF_MAP_TYPE_PERCPU_HASH: return "percpu_hash";
+	case BPF_MAP_TYPE_PERCPU_ARRAY: return "percpu_array";
+	case BPF_MAP_TYPE_RINGBUF: return "ringbuf";
+	case BPF_MAP_TYPE_STACK_TRACE: return "stack_trace";
+	default: return "?";
+	}
+}
+
+static const char *const val_kinds[] = {
+	"int", "str", "count", "sum", "min", "max", "avg", "stats", "hist", "lhist",
+};
+
+static void dump_map(FILE *f, const struct fpt_map_info *m)
+{
+	char name[32];
+
+	fprintf(f, "map %s %s key %u value %u entries %u", m->name,
+		bpf_map_type_name(m->bpf_type), m->key_size, m->value_size, m->max_entries);
+	if (m->role != FPT_MAP_USER) {
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, " %s", val_kinds[m->kind]);
+	if (m->val.kind != FPT_TY_NONE && m->val.kind != FPT_TY_AGG)
+		fprintf(f, " of %s", fpt_type_name(&m->val, name, sizeof(name)));
+	for (int i = 0; i < m->nkeys; i++)
+		fprintf(f, "%s%s@%u", i ? ", " : " keys ",
+			fpt_type_name(&m->keys[i], name, sizeof(name)), m->key_off[i]);
+	if (m->kind == FPT_V_HIST)
+		fprintf(f, " bits %d", m->hist_bits);
+	if (m->kind == FPT_V_LHIST)
+		fprintf(f, " min %lld max %lld step %lld", (long long)m->lmin,
+			(long long)m->lmax, (long long)m->lstep);
+	fputc('\n', f);
+}
+
+static void dump_link(FILE *f, int i, const struct fpt_link *l)
+{
+	static const char *const modes[] = { "entry", "exit", "session" };
+
+	fprintf(f, "link %d %s", i, modes[l->mode]);
+	for (int j = 0; j < l->nfuncs; j++)
+		fprintf(f, "%s%s", j ? "," : " funcs ", l->funcs[j]);
+	fprintf(f, " session_size %u saved_args %u", l->session_size, l->saved_args);
+	for (int j = 0; j < l->nsvars; j++)
+		fprintf(f, " $%s@%u", l->svars[j].name + 1, l->svars[j].off);
+	if (l->elapsed)
+		fprintf(f, " ts@%u", l->ts_off);
+	fputc('\n', f);
+}
+
+static void dump_event(FILE *f, int i, const struct fpt_event *ev)
+{
+	static const char *const kinds[] = { "printf", "print", "clear", "exit" };
+	char name[32];
+
+	fprintf(f, "event %d %s size %u", i, kinds[ev->kind], ev->size);
+	if (ev->map >= 0)
+		fprintf(f, " map %d top %u div %u", ev->map, ev->top, ev->div);
+	for (int j = 0; j < ev->nargs; j++)
+		fprintf(f, " %s@%u", fpt_type_name(&ev->args[j].type, name, sizeof(name)),
+			ev->args[j].off);
+	fputc('\n', f);
+}
+
+/* The tables and every program; false if a program fails the checks. */
+static bool dump_all(FILE *f, const struct result *r)
+{
+	char msg[128];
+	bool ok = true;
+
+	for (int i = 0; i < r->sema.nmaps; i++)
+		dump_map(f, &r->sema.maps[i]);
+	for (int i = 0; i < r->sema.nlinks; i++)
+		dump_link(f, i, &r->sema.links[i]);
+	for (int i = 0; i < r->bpf.nevents; i++)
+		dump_event(f, i, &r->bpf.events[i]);
+	for (int i = 0; i < r->bpf.nprogs; i++) {
+		const struct fpt_bpf_prog *p = &r->bpf.progs[i];
+
+		fprintf(f, "prog %s type %u attach %u stack %d\n", p->name, p->prog_type,
+			p->attach_type, p->stack);
+		fpt_prog_dump(f, &r->sema, p);
+		if (fpt_prog_check(p, msg, sizeof(msg))) {
+			fprintf(stderr, "%s: %s\n", p->name, msg);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* ---- Golden programs ------------------------------------------------------ */
+
+static const struct { const char *name, *src; } golden_cases[] = {
+	{ "count_by_comm", "fprobe:vfs_read { @[comm] = count(); }" },
+	{ "sum_args_size", "fprobe:vfs_read,fprobe:vfs_write { @bytes[func] = sum(args.count); }" },
+	{ "hist_retval", "fretprobe:vfs_read /retval > 0/ { @bytes = hist(retval); }" },
+	{ "lhist_args", "fprobe:vfs_read { @sizes[pid] = lhist(arg2, 0, 1000, 100) }" },
+	{ "session_elapsed",
+	  "fprobe:vfs_read { $t = nsecs; $c = args.count } "
+	  "fretprobe:vfs_read { @ns = hist(nsecs - $t); @lat[$c] = avg(elapsed) }" },
+	{ "printf_formats",
+	  "fprobe:do_sys_openat2 { printf(\"%d %s %x %s\\n\", pid, comm, args.dfd, "
+	  "str(args.filename)); }" },
+	{ "predicate_logical",
+	  "fprobe:vfs_write /pid == 1 || tid != 2 && !(uid >= 3)/ { @[cpu] = count() }" },
+	{ "if_else",
+	  "fretprobe:vfs_open { if (retval < 0) { @err = count() } else if (retval == 0) "
+	  "{ @zero++ } else { @ok[retval] = max(retval); } }" },
+	{ "kstack_key", "fprobe:vfs_fsync { @[kstack] = count(); @m = min(args.datasync) }" },
+	{ "delete_clear_exit",
+	  "fprobe:vfs_read { @start[tid] = nsecs; } "
+	  "fretprobe:vfs_read /@start[tid]/ { @ns = stats(nsecs - @start[tid]); "
+	  "delete(@start[tid]); } "
+	  "interval:s:1 { print(@ns); clear(@ns); } END { exit(); }" },
+	{ "comm_filter_str", "fprobe:vfs_open /comm == \"bash\"/ { $s = comm; @c[$s, probe] = count() }" },
+	{ "begin_vars", "BEGIN { $x = 1 + 2 * 3; $x -= 4; @v = $x << 2; @s = \"hi\"; "
+	  "printf(\"%d %s\\n\", @v, @s) }" },
+	{ "cookie_ternary", "fprobe:vfs_open { @[cookie > 3 ? cookie : -1, arg1] = count(); @d = 10 / (cookie % 3) }" },
+};
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t n = 0;
+
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &n, '\0', f) < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void test_golden(void)
+{
+	bool update = getenv("FPT_UPDATE_GOLDEN") != NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(golden_cases); i++) {
+		struct result r;
+		char path[512], *got = NULL, *want;
+		size_t len;
+		FILE *f;
+		bool ok;
+
+		compile(golden_cases[i].src, &r);
+		f = open_memstream(&got, &len);
+		fprintf(f, "# %s\n", golden_cases[i].src);
+		ok = !r.errors && dump_all(f, &r);
+		fclose(f);
+		if (r.errors)
+			fprintf(stderr, "%s:\n%s", golden_cases[i].name, r.msgs);
+		snprintf(path, sizeof(path), "%s/codegen/%s.txt", golden_dir, golden_cases[i].name);
+		if (update && ok && (f = fopen(path, "w"))) {
+			fputs(got, f);
+			fclose(f);
+		}
+		want = read_file(path);
+		if (ok && (!want || strcmp(want, got))) {
+			fprintf(stderr, "%s: differs from %s\n--- got\n%s", golden_cases[i].name,
+				path, got);
+			ok = false;
+		}
+		report(golden_cases[i].name, ok);
+		free(want);
+		free(got);
+		result_free(&r);
+	}
+}
+
+/* ---- Type errors ------------------------------------------------------------ */
+
+static const struct { const char *name, *src, *msg; } type_errors[] = {
+	{ "terr_unknown_function", "fprobe:vfs_nosuch { }",
+	  "stdin:1:1-18: ERROR: unknown function 'vfs_nosuch'\n"
+	  "fprobe:vfs_nosuch { }\n"
+	  "^~~~~~~~~~~~~~~~~\n" },
+	{ "terr_pattern_matches_nothing", "fprobe:zzz_* { }",
+	  "stdin:1:1-13: ERROR: no function matches 'zzz_*'\n"
+	  "fprobe:zzz_* { }\n"
+	  "^~~~~~~~~~~~\n" },
+	{ "terr_retval_at_entry", "fprobe:vfs_read { @ = hist(retval) }",
+	  "stdin:1:28-34: ERROR: The retval builtin can only be used with fretprobe and kretprobe probes\n"
+	  "fprobe:vfs_read { @ = hist(retval) }\n"
+	  "                           ^~~~~~\n" },
+	{ "terr_arg_name_missing", "fprobe:vfs_read,fprobe:vfs_open { @ = sum(args.count) }",
+	  "stdin:1:43-53: ERROR: Can't find function parameter 'count' of 'vfs_open'\n"
+	  "fprobe:vfs_read,fprobe:vfs_open { @ = sum(args.count) }\n"
+	  "                                          ^~~~~~~~~~\n" },
+	{ "terr_arg_type_differs", "fprobe:vfs_read,fprobe:vfs_readx { @ = sum(args.count) }",
+	  "stdin:1:44-54: ERROR: args.count has different types in 'vfs_read' (uint64) and 'vfs_readx' (int32)\n"
+	  "fprobe:vfs_read,fprobe:vfs_readx { @ = sum(args.count) }\n"
+	  "                                           ^~~~~~~~~~\n" },
+	{ "terr_arg_position_differs", "fprobe:vfs_open,fprobe:vfs_fsync { @[args.file] = count() }",
+	  "stdin:1:38-47: ERROR: args.file is argument 1 of 'vfs_fsync' but argument 2 of 'vfs_open'\n"
+	  "fprobe:vfs_open,fprobe:vfs_fsync { @[args.file] = count() }\n"
+	  "                                     ^~~~~~~~~\n" },
+	{ "terr_arg_no_btf", "fprobe:nobtf_func { @[args.x] = count() }",
+	  "stdin:1:23-29: ERROR: Can't find function parameter 'x': 'nobtf_func' has no BTF\n"
+	  "fprobe:nobtf_func { @[args.x] = count() }\n"
+	  "                      ^~~~~~\n" },
+	{ "terr_more_than_6_args", "fprobe:seven_args { @ = sum(args.g) }",
+	  "stdin:1:29-35: ERROR: args.g is argument 7 of 'seven_args': fprobe.multi reads only the first 6 arguments\n"
+	  "fprobe:seven_args { @ = sum(args.g) }\n"
+	  "                            ^~~~~~\n" },
+	{ "terr_string_arithmetic", "fprobe:vfs_read { $x = comm + 1 }",
+	  "stdin:1:24-32: ERROR: The + operator can not be used on expressions of types string[16], int64\n"
+	  "fprobe:vfs_read { $x = comm + 1 }\n"
+	  "                       ^~~~~~~~\n" },
+	{ "terr_string_compare_int", "fprobe:vfs_read /comm == 1/ { }",
+	  "stdin:1:18-27: ERROR: The == operator can not be used on expressions of types string[16], int64\n"
+	  "fprobe:vfs_read /comm == 1/ { }\n"
+	  "                 ^~~~~~~~~\n" },
+	{ "terr_unary_on_string", "fprobe:vfs_read { $x = -comm }",
+	  "stdin:1:24-29: ERROR: The - operator can not be used on expressions of type string[16]\n"
+	  "fprobe:vfs_read { $x = -comm }\n"
+	  "                       ^~~~~\n" },
+	{ "terr_map_key_types", "fprobe:vfs_read { @m[pid] = 1; @m[comm] = 2 }",
+	  "stdin:1:32-40: ERROR: Argument mismatch for @m: trying to access with arguments: [string[16]] when map expects arguments: [uint32]\n"
+	  "fprobe:vfs_read { @m[pid] = 1; @m[comm] = 2 }\n"
+	  "                               ^~~~~~~~\n" },
+	{ "terr_map_key_count", "fprobe:vfs_read { @m[pid] = 1; @m[pid, tid] = 2 }",
+	  "stdin:1:32-44: ERROR: Argument mismatch for @m: trying to access with arguments: [uint32, uint32] when map expects arguments: [uint32]\n"
+	  "fprobe:vfs_read { @m[pid] = 1; @m[pid, tid] = 2 }\n"
+	  "                               ^~~~~~~~~~~~\n" },
+	{ "terr_map_value_types", "fprobe:vfs_read { @m = 1; @m = comm }",
+	  "stdin:1:32-36: ERROR: Type mismatch for @m: trying to assign value of type 'string[16]' when map already contains a value of type 'int64'\n"
+	  "fprobe:vfs_read { @m = 1; @m = comm }\n"
+	  "                               ^~~~\n" },
+	{ "terr_agg_on_plain_map", "fprobe:vfs_read { @m = 1 } fretprobe:vfs_read { @m = count() }",
+	  "stdin:1:54-61: ERROR: Type mismatch for @m: trying to assign value of type 'count_t' when map already contains a value of type 'int64'\n"
+	  "fprobe:vfs_read { @m = 1 } fretprobe:vfs_read { @m = count() }\n"
+	  "                                                     ^~~~~~~\n" },
+	{ "terr_plain_on_agg_map", "fprobe:vfs_read { @m = count(); @m = 2 }",
+	  "stdin:1:38-39: ERROR: Type mismatch for @m: trying to assign value of type 'int64' when map already contains a value of type 'count_t'\n"
+	  "fprobe:vfs_read { @m = count(); @m = 2 }\n"
+	  "                                     ^\n" },
+	{ "terr_agg_read", "fprobe:vfs_read { @m = count(); $x = @m + 1 }",
+	  "stdin:1:38-40: ERROR: @m holds an aggregation (count_t) and cannot be read in an expression\n"
+	  "fprobe:vfs_read { @m = count(); $x = @m + 1 }\n"
+	  "                                     ^~\n" },
+	{ "terr_two_aggs", "fprobe:vfs_read { @m = count() } fprobe:vfs_write { @m = sum(arg2) }",
+	  "stdin:1:58-67: ERROR: Type mismatch for @m: trying to assign value of type 'sum_t' when map already contains a value of type 'count_t'\n"
+	  "fprobe:vfs_read { @m = count() } fprobe:vfs_write { @m = sum(arg2) }\n"
+	  "                                                         ^~~~~~~~~\n" },
+	{ "terr_unknown_identifier", "fprobe:vfs_read { $x = foo }",
+	  "stdin:1:24-27: ERROR: Unknown identifier: 'foo'\n"
+	  "fprobe:vfs_read { $x = foo }\n"
+	  "                       ^~~\n" },
+	{ "terr_unknown_function_call", "fprobe:vfs_read { $x = foo(1) }",
+	  "stdin:1:24-27: ERROR: Unknown function: 'foo'\n"
+	  "fprobe:vfs_read { $x = foo(1) }\n"
+	  "                       ^~~\n" },
+	{ "terr_undefined_variable", "fprobe:vfs_read { @ = $nope }",
+	  "stdin:1:23-28: ERROR: Undefined or undeclared variable: $nope\n"
+	  "fprobe:vfs_read { @ = $nope }\n"
+	  "                      ^~~~~\n" },
+	{ "terr_undefined_map", "fprobe:vfs_read { print(@nope) }",
+	  "stdin:1:25-30: ERROR: Undefined map: @nope\n"
+	  "fprobe:vfs_read { print(@nope) }\n"
+	  "                        ^~~~~\n" },
+	{ "terr_session_over_64",
+	  "fprobe:vfs_read { $s = str(args.buf); $n = nsecs } "
+	  "fretprobe:vfs_read { printf(\"%s %d\\n\", $s, $n) }",
+	  "stdin:1:95-97: ERROR: session variables and elapsed need 72 bytes, more than the 64 bytes of fprobe.multi session data\n"
+	  "fprobe:vfs_read { $s = str(args.buf); $n = nsecs } fretprobe:vfs_read { printf(\"%s %d\\n\", $s, $n) }\n"
+	  "                                                                                              ^~\n" },
+	{ "terr_session_elapsed_over_64",
+	  "fprobe:vfs_read { $s = str(args.buf) } "
+	  "fretprobe:vfs_read { printf(\"%s %d\\n\", $s, elapsed) }",
+	  "stdin:1:83-90: ERROR: session variables and elapsed need 72 bytes, more than the 64 bytes of fprobe.multi session data\n"
+	  "fprobe:vfs_read { $s = str(args.buf) } fretprobe:vfs_read { printf(\"%s %d\\n\", $s, elapsed) }\n"
+	  "                                                                                  ^~~~~~~\n" },
+	{ "terr_builtin_in_begin", "BEGIN { @ = arg0 }",
+	  "stdin:1:13-17: ERROR: The arg0 builtin can not be used in BEGIN probes\n"
+	  "BEGIN { @ = arg0 }\n"
+	  "            ^~~~\n" },
+	{ "terr_elapsed_at_entry", "fprobe:vfs_read { @ = avg(elapsed) }",
+	  "stdin:1:27-34: ERROR: The elapsed builtin can only be used with fretprobe and kretprobe probes\n"
+	  "fprobe:vfs_read { @ = avg(elapsed) }\n"
+	  "                          ^~~~~~~\n" },
+	{ "terr_count_not_assigned", "fprobe:vfs_read { count() }",
+	  "stdin:1:19-26: ERROR: count() should be directly assigned to a map\n"
+	  "fprobe:vfs_read { count() }\n"
+	  "                  ^~~~~~~\n" },
+	{ "terr_printf_too_many", "fprobe:vfs_read { printf(\"%d\\n\", pid, tid) }",
+	  "stdin:1:19-43: ERROR: printf: Too many arguments for format string (2 supplied, 1 expected)\n"
+	  "fprobe:vfs_read { printf(\"%d\\n\", pid, tid) }\n"
+	  "                  ^~~~~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_printf_not_enough", "fprobe:vfs_read { printf(\"%d %d\\n\", pid) }",
+	  "stdin:1:19-41: ERROR: printf: Not enough arguments for format string (1 supplied, 2 expected)\n"
+	  "fprobe:vfs_read { printf(\"%d %d\\n\", pid) }\n"
+	  "                  ^~~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_printf_string_for_int", "fprobe:vfs_read { printf(\"%d\\n\", comm) }",
+	  "stdin:1:34-38: ERROR: printf: %d specifier expects a value of type integer (string[16] supplied)\n"
+	  "fprobe:vfs_read { printf(\"%d\\n\", comm) }\n"
+	  "                                 ^~~~\n" },
+	{ "terr_variable_type", "fprobe:vfs_read { $x = 1; $x = comm }",
+	  "stdin:1:27-29: ERROR: Type mismatch for $x: trying to assign value of type 'string[16]' when variable already contains a value of type 'int64'\n"
+	  "fprobe:vfs_read { $x = 1; $x = comm }\n"
+	  "                          ^~\n" },
+	{ "terr_hist_bits", "fretprobe:vfs_read { @ = hist(retval, 9) }",
+	  "stdin:1:39-40: ERROR: hist() argument 2 must be an integer literal from 0 to 5\n"
+	  "fretprobe:vfs_read { @ = hist(retval, 9) }\n"
+	  "                                      ^\n" },
+	{ "terr_lhist_range", "fretprobe:vfs_read { @ = lhist(retval, 10, 0, 1) }",
+	  "stdin:1:26-49: ERROR: lhist() max must be greater than min, with at most 1000 buckets\n"
+	  "fretprobe:vfs_read { @ = lhist(retval, 10, 0, 1) }\n"
+	  "                         ^~~~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_args_alone", "fprobe:vfs_read { @ = args }",
+	  "stdin:1:23-27: ERROR: The args builtin can only be used as args.NAME\n"
+	  "fprobe:vfs_read { @ = args }\n"
+	  "                      ^~~~\n" },
+	{ "terr_void_in_expression", "fprobe:vfs_read { $x = exit() }",
+	  "stdin:1:24-30: ERROR: exit() should not be used in an expression\n"
+	  "fprobe:vfs_read { $x = exit() }\n"
+	  "                       ^~~~~~\n" },
+};
+
+static void test_type_errors(void)
+{
+	bool show = getenv("FPT_SHOW_ERRORS") != NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(type_errors); i++) {
+		struct result r;
+		bool ok;
+
+		compile(type_errors[i].src, &r);
+		if (show)
+			printf("%s:\n%s", type_errors[i].name, r.msgs);
+		ok = r.errors > 0 && !strcmp(r.msgs, type_errors[i].msg);
+		if (!ok)
+			fprintf(stderr, "%s: messages differ\n--- want\n%s--- got\n%s---\n",
+				type_errors[i].name, type_errors[i].msg, r.msgs);
+		report(type_errors[i].name, ok);
+		result_free(&r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		golden_dir = argv[1];
+	make_btf();
+	test_type_errors();
+	test_golden();
+	btf__free(btf);
+	return failed;
+}

@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of fptrace's stage 1 (tools/bpf/fptrace): the lexer's
+ * tokens and ranges, the parser's AST (bpftrace one-liners adapted to
+ * fprobe), every error message of the lexer and the parser with its source
+ * line and marker, the bucket rules, and map printing against the golden
+ * files of golden/ (see golden/README for the bpftrace files each layout
+ * was checked against).
+ *
+ * usage: fptrace_unit [GOLDEN_DIR]
+ * Prints "ok NAME" / "not ok NAME" per case; exits 1 if any failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fptrace.h"
+
+#ifndef FPT_GOLDEN_DIR
+#define FPT_GOLDEN_DIR "tests/host/fptrace/golden"
+#endif
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *golden_dir = FPT_GOLDEN_DIR;
+static int failed;
+
+static void report(const char *name, bool ok)
+{
+	printf("%s %s\n", ok ? "ok" : "not ok", name);
+	failed |= !ok;
+}
+
+static bool same(const char *name, const char *what, const char *got, const char *want)
+{
+	if (!strcmp(got, want))
+		return true;
+	fprintf(stderr, "%s: %s differs\n--- want\n%s--- got\n%s---\n", name, what, want, got);
+	return false;
+}
+
+/* Parse text as -e would; the dump or the messages in *out (caller frees). */
+static int parse_to(const char *text, char **out)
+{
+	struct fpt_source src = { "stdin", text, strlen(text) };
+	struct fpt_program prog;
+	struct fpt_diag d;
+	size_t len;
+	FILE *f = open_memstream(out, &len);
+	int errors;
+
+	fpt_diag_init(&d, &src, f);
+	errors = fpt_parse(&src, &d, &prog);
+	if (!errors)
+		fpt_ast_dump(f, &prog);
+	fpt_program_free(&prog);
+	fclose(f);
+	return errors;
+}
+
+/* ---- Lexer ------------------------------------------------------------- */
+
+struct tok_want {
+	enum fpt_tok_kind kind;
+	const char *text;	/* NULL: not checked */
+	int line, col, end_col;
+};
+
+static bool check_tokens(const char *name, const char *text,
+			 const struct tok_want *want, size_t n)
+{
+	struct fpt_source src = { "stdin", text, strlen(text) };
+	struct fpt_tokens t;
+	struct fpt_diag d;
+	bool ok = true;
+
+	fpt_diag_init(&d, &src, stderr);
+	if (fpt_lex(&src, &d, &t) || t.n != n) {
+		fprintf(stderr, "%s: %zu tokens, %d errors\n", name, t.n, d.errors);
+		ok = false;
+	}
+	for (size_t i = 0; ok && i < n; i++) {
+		const struct fpt_token *k = &t.v[i];
+
+		if (k->kind != want[i].kind || k->loc.line != want[i].line ||
+		    k->loc.col != want[i].col || k->loc.end_col != want[i].end_col ||
+		    (want[i].text && strcmp(k->text, want[i].text))) {
+			fprintf(stderr, "%s: token %zu is %s %d:%d-%d '%s'\n", name, i,
+				fpt_tok_name(k->kind), k->loc.line, k->loc.col,
+				k->loc.end_col, k->text ? k->text : "");
+			ok = false;
+		}
+	}
+	fpt_tokens_free(&t);
+	return ok;
+}
+
+static void test_lexer(void)
+{
+	static const struct tok_want probe[] = {
+		{ FPT_T_SPEC, "fprobe:vfs_*", 1, 1, 13 },
+		{ FPT_T_COMMA, NULL, 1, 13, 14 },
+		{ FPT_T_SPEC, "kretprobe:vfs_read", 1, 14, 32 },
+		{ FPT_T_PRED_OPEN, NULL, 2, 1, 2 },
+		{ FPT_T_IDENT, "retval", 2, 2, 8 },
+		{ FPT_T_DIV, NULL, 2, 9, 10 },
+		{ FPT_T_INT, NULL, 2, 11, 15 },
+		{ FPT_T_GE, NULL, 2, 16, 18 },
+		{ FPT_T_INT, NULL, 2, 19, 20 },
+		{ FPT_T_ENDPRED, NULL, 2, 20, 21 },
+		{ FPT_T_LBRACE, NULL, 2, 22, 23 },
+		{ FPT_T_MAP, "@", 2, 24, 25 },
+		{ FPT_T_LBRACKET, NULL, 2, 25, 26 },
+		{ FPT_T_IDENT, "comm", 2, 26, 30 },
+		{ FPT_T_RBRACKET, NULL, 2, 30, 31 },
+		{ FPT_T_PLUS_ASSIGN, NULL, 2, 32, 34 },
+		{ FPT_T_VAR, "$x", 2, 35, 37 },
+		{ FPT_T_INC, NULL, 2, 37, 39 },
+		{ FPT_T_RBRACE, NULL, 2, 40, 41 },
+		{ FPT_T_SPEC, "interval:s:1", 3, 1, 13 },
+		{ FPT_T_LBRACE, NULL, 3, 14, 15 },
+		{ FPT_T_RBRACE, NULL, 3, 15, 16 },
+		{ FPT_T_EOF, NULL, 3, 16, 17 },
+	};
+	static const struct tok_want ops[] = {
+		{ FPT_T_SPEC, "BEGIN", 1, 1, 6 }, { FPT_T_LBRACE, NULL, 1, 6, 7 },
+		{ FPT_T_SHL_ASSIGN, NULL, 1, 7, 10 }, { FPT_T_SHR, NULL, 1, 10, 12 },
+		{ FPT_T_PTR, NULL, 1, 12, 14 }, { FPT_T_DEC, NULL, 1, 14, 16 },
+		{ FPT_T_MINUS, NULL, 1, 16, 17 }, { FPT_T_NE, NULL, 1, 17, 19 },
+		{ FPT_T_LNOT, NULL, 1, 19, 20 }, { FPT_T_LOR, NULL, 1, 20, 22 },
+		{ FPT_T_BOR, NULL, 1, 22, 23 }, { FPT_T_BXOR_ASSIGN, NULL, 1, 23, 25 },
+		{ FPT_T_IF, NULL, 1, 26, 28 }, { FPT_T_ELSE, NULL, 1, 29, 33 },
+		{ FPT_T_IDENT, "elsex", 1, 34, 39 }, { FPT_T_RBRACE, NULL, 1, 39, 40 },
+		{ FPT_T_EOF, NULL, 1, 40, 41 },
+	};
+	static const struct tok_want comments[] = {
+		{ FPT_T_SPEC, "END", 2, 1, 4 }, { FPT_T_LBRACE, NULL, 2, 5, 6 },
+		{ FPT_T_INT, NULL, 3, 3, 7 }, { FPT_T_RBRACE, NULL, 3, 16, 17 },
+		{ FPT_T_EOF, NULL, 3, 17, 18 },
+	};
+	struct fpt_source src = { "stdin", "BEGIN { \"a\\tb\\\"\\x41\\101\\n\" 0x1F 18446744073709551615 }", 0 };
+	struct fpt_tokens t;
+	struct fpt_diag d;
+	bool ok;
+
+	report("lexer_probe_tokens", check_tokens("lexer_probe_tokens",
+		"fprobe:vfs_*,kretprobe:vfs_read\n/retval / 1000 >= 1/ { @[comm] += $x++ }\n"
+		"interval:s:1 {}", probe, ARRAY_SIZE(probe)));
+	report("lexer_operators", check_tokens("lexer_operators",
+		"BEGIN{<<=>>->---!=!|||^= if else elsex}", ops, ARRAY_SIZE(ops)));
+	report("lexer_comments", check_tokens("lexer_comments",
+		"// a comment\nEND {\n  1234 /* c\t*/ }", comments, ARRAY_SIZE(comments)));
+
+	src.len = strlen(src.text);
+	fpt_diag_init(&d, &src, stderr);
+	ok = !fpt_lex(&src, &d, &t) && t.n == 7 && t.v[2].kind == FPT_T_STRING &&
+	     t.v[2].len == 7 && !memcmp(t.v[2].text, "a\tb\"AA\n", 7) &&
+	     t.v[2].loc.col == 9 && t.v[2].loc.end_col == 27 &&
+	     t.v[3].num == 0x1f && t.v[4].num == UINT64_MAX;
+	fpt_tokens_free(&t);
+	report("lexer_string_escapes_and_integers", ok);
+}
+
+/* ---- Parser: AST dumps ---------------------------------------------------- */
+
+static const struct { const char *name, *src, *dump; } parse_cases[] = {
+	{ "parse_count_by_comm", "fprobe:vfs_read { @[comm] = count(); }",
+	  "(probe (fprobe vfs_read) (block (= (@ comm) (count))))\n" },
+	{ "parse_hist_retval_pred", "fretprobe:vfs_read /retval > 0/ { @bytes = hist(retval); }",
+	  "(probe (fretprobe vfs_read) (pred (> retval 0)) (block (= @bytes (hist retval))))\n" },
+	{ "parse_printf_str_args",
+	  "fprobe:do_sys_openat2 { printf(\"%s %s\\n\", comm, str(args.filename)); }",
+	  "(probe (fprobe do_sys_openat2) (block (printf \"%s %s\\n\" comm (str (. args filename)))))\n" },
+	{ "parse_hello_begin", "BEGIN { printf(\"hello world\\n\"); }",
+	  "(probe (BEGIN) (block (printf \"hello world\\n\")))\n" },
+	{ "parse_interval_and_end",
+	  "fprobe:vfs_read { @ = count() } interval:s:1 { print(@); clear(@); } END { exit() }",
+	  "(probe (fprobe vfs_read) (block (= @ (count))))\n"
+	  "(probe (interval 1000000000ns) (block (print @) (clear @)))\n"
+	  "(probe (END) (block (exit)))\n" },
+	{ "parse_interval_ms", "interval:ms:100 { exit(); }",
+	  "(probe (interval 100000000ns) (block (exit)))\n" },
+	{ "parse_multiple_specs", "fprobe:vfs_read,fprobe:vfs_write { @[func] = count(); }",
+	  "(probe (fprobe vfs_read) (fprobe vfs_write) (block (= (@ func) (count))))\n" },
+	{ "parse_kprobe_aliases", "kprobe:vfs_read,kretprobe:vfs_read { @[probe] = count() }",
+	  "(probe (fprobe vfs_read) (fretprobe vfs_read) (block (= (@ probe) (count))))\n" },
+	{ "parse_wildcards", "fprobe:vfs_* { @[func] = count() } fprobe:*_read?x {}",
+	  "(probe (fprobe vfs_*) (block (= (@ func) (count))))\n"
+	  "(probe (fprobe *_read?x) (block))\n" },
+	{ "parse_pid_filter", "fprobe:vfs_read /pid == 1234/ { @[kstack] = count(); }",
+	  "(probe (fprobe vfs_read) (pred (== pid 1234)) (block (= (@ kstack) (count))))\n" },
+	{ "parse_comm_filter_str", "fprobe:vfs_open /comm == \"bash\"/ { @[tid] = count() }",
+	  "(probe (fprobe vfs_open) (pred (== comm \"bash\")) (block (= (@ tid) (count))))\n" },
+	{ "parse_sum_and_two_keys", "fretprobe:vfs_read { @bytes[comm, pid] = sum(retval); }",
+	  "(probe (fretprobe vfs_read) (block (= (@bytes comm pid) (sum retval))))\n" },
+	{ "parse_lhist", "fretprobe:vfs_read { @ = lhist(retval, 0, 1000, 100) }",
+	  "(probe (fretprobe vfs_read) (block (= @ (lhist retval 0 1000 100))))\n" },
+	{ "parse_aggregations",
+	  "fprobe:f { @a = avg(arg2); @b = min(arg2); @c = max(arg2); @d = stats(arg2) }",
+	  "(probe (fprobe f) (block (= @a (avg arg2)) (= @b (min arg2)) (= @c (max arg2)) "
+	  "(= @d (stats arg2))))\n" },
+	{ "parse_session_vars",
+	  "fprobe:vfs_read { $start = nsecs; } fretprobe:vfs_read { @ns = hist(nsecs - $start); @e = avg(elapsed) }",
+	  "(probe (fprobe vfs_read) (block (= $start nsecs)))\n"
+	  "(probe (fretprobe vfs_read) (block (= @ns (hist (- nsecs $start))) (= @e (avg elapsed))))\n" },
+	{ "parse_if_else_chain",
+	  "fretprobe:f { if (retval < 0) { @err = count() } else if (retval == 0) { @zero++ } else { @ok++; } }",
+	  "(probe (fretprobe f) (block (if (< retval 0) (block (= @err (count))) "
+	  "(block (if (== retval 0) (block (post++ @zero)) (block (post++ @ok)))))))\n" },
+	{ "parse_if_without_else", "fprobe:f { if (pid > 1) { $x = 1 } @y = 2 }",
+	  "(probe (fprobe f) (block (if (> pid 1) (block (= $x 1))) (= @y 2)))\n" },
+	{ "parse_delete_and_ksym", "fprobe:f { delete(@m[tid]); @s[ksym(arg0)] = count() }",
+	  "(probe (fprobe f) (block (delete (@m tid)) (= (@s (ksym arg0)) (count))))\n" },
+	{ "parse_precedence_arith", "BEGIN { $x = 1 + 2 * 3 - 4 / 2 % 3; }",
+	  "(probe (BEGIN) (block (= $x (- (+ 1 (* 2 3)) (% (/ 4 2) 3)))))\n" },
+	{ "parse_precedence_bits",
+	  "BEGIN { $x = 1 | 2 ^ 3 & 4 == 5 < 6 << 7; }",
+	  "(probe (BEGIN) (block (= $x (| 1 (^ 2 (& 3 (== 4 (< 5 (<< 6 7)))))))))\n" },
+	{ "parse_precedence_logical", "fprobe:f /pid == 1 || tid != 2 && !(uid >= 3)/ {}",
+	  "(probe (fprobe f) (pred (|| (== pid 1) (&& (!= tid 2) (! (>= uid 3))))) (block))\n" },
+	{ "parse_unary_and_ternary", "BEGIN { $a = -1; $b = ~$a; $c = $a > 0 ? $a : -$a; }",
+	  "(probe (BEGIN) (block (= $a (- 1)) (= $b (~ $a)) (= $c (? (> $a 0) $a (- $a)))))\n" },
+	{ "parse_compound_assign",
+	  "BEGIN { $x += 1; $x -= 2; @m[1] *= 3; $x /= 4; $x %= 5; $x &= 6; $x |= 7; $x ^= 8; $x <<= 1; $x >>= 2 }",
+	  "(probe (BEGIN) (block (+= $x 1) (-= $x 2) (*= (@m 1) 3) (/= $x 4) (%= $x 5) "
+	  "(&= $x 6) (|= $x 7) (^= $x 8) (<<= $x 1) (>>= $x 2)))\n" },
+	{ "parse_inc_dec", "BEGIN { $i++; ++$i; @c--; --@c[1] }",
+	  "(probe (BEGIN) (block (post++ $i) (pre++ $i) (post-- @c) (pre-- (@c 1))))\n" },
+	{ "parse_args_arrow", "fprobe:vfs_read { @[args->count] = count() }",
+	  "(probe (fprobe vfs_read) (block (= (@ (-> args count)) (count))))\n" },
+	{ "parse_printf_widths",
+	  "fretprobe:vfs_read { printf(\"%-6d %16s %5u %x %p %c\\n\", pid, comm, retval, cpu, arg0, 65); }",
+	  "(probe (fretprobe vfs_read) (block (printf \"%-6d %16s %5u %x %p %c\\n\" pid comm retval cpu arg0 65)))\n" },
+	{ "parse_builtins", "fprobe:f { $a = uid + gid + cpu + cookie; @[arg0, arg5] = count() }",
+	  "(probe (fprobe f) (block (= $a (+ (+ (+ uid gid) cpu) cookie)) (= (@ arg0 arg5) (count))))\n" },
+	{ "parse_hex_and_parens", "BEGIN { $m = (0xff & (1 + 2)) * 3 }",
+	  "(probe (BEGIN) (block (= $m (* (& 255 (+ 1 2)) 3))))\n" },
+	{ "parse_pred_division", "fprobe:f /arg0 / 2 > 1/ { }",
+	  "(probe (fprobe f) (pred (> (/ arg0 2) 1)) (block))\n" },
+	{ "parse_multiline_script",
+	  "// vfs latency\nfprobe:vfs_read\n{\n\t@start[tid] = nsecs;\n}\n\n"
+	  "fretprobe:vfs_read\n/@start[tid]/\n{\n\t@ns = hist(nsecs - @start[tid]);\n"
+	  "\tdelete(@start[tid]);\n}\n",
+	  "(probe (fprobe vfs_read) (block (= (@start tid) nsecs)))\n"
+	  "(probe (fretprobe vfs_read) (pred (@start tid)) (block (= @ns (hist (- nsecs (@start tid)))) "
+	  "(delete (@start tid))))\n" },
+	{ "parse_identifier_not_builtin", "BEGIN { $x = foo }",
+	  "(probe (BEGIN) (block (= $x foo)))\n" },
+	{ "parse_string_escapes", "BEGIN { printf(\"a\\tb\\\\c\\\"\\x01\") }",
+	  "(probe (BEGIN) (block (printf \"a\\tb\\\\c\\\"\\x01\")))\n" },
+};
+
+static void test_parse_dumps(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(parse_cases); i++) {
+		char *out;
+		int errors = parse_to(parse_cases[i].src, &out);
+
+		report(parse_cases[i].name, !errors &&
+		       same(parse_cases[i].name, "dump", out, parse_cases[i].dump));
+		free(out);
+	}
+}
+
+/* ---- Every error message of the lexer and the parser -------------------- */
+
+static const struct { const char *name, *src, *msg; } error_cases[] = {
+	{ "err_invalid_character", "BEGIN { $x = 1 # }",
+	  "stdin:1:16-17: ERROR: invalid character '#'\n"
+	  "BEGIN { $x = 1 # }\n"
+	  "               ^\n" },
+	{ "err_invalid_character_tab", "BEGIN {\t$x = `1 }",
+	  "stdin:1:14-15: ERROR: invalid character '`'\n"
+	  "BEGIN {    $x = `1 }\n"
+	  "                ^\n" },
+	{ "err_lone_dollar", "BEGIN { $ = 1 }",
+	  "stdin:1:9-10: ERROR: invalid character '$'\n"
+	  "BEGIN { $ = 1 }\n"
+	  "        ^\n" },
+	{ "err_map_outside_block", "@x = 1",
+	  "stdin:1:1-2: ERROR: invalid character '@'\n"
+	  "@x = 1\n"
+	  "^\n" },
+	{ "err_unterminated_string_twice", "BEGIN { printf(\"abc\n\"); }",
+	  "stdin:1:16-20: ERROR: unterminated string\n"
+	  "BEGIN { printf(\"abc\n"
+	  "               ^~~~\n"
+	  "stdin:2:1-6: ERROR: unterminated string\n"
+	  "\"); }\n"
+	  "^~~~~\n" },
+	{ "err_invalid_escape", "BEGIN { printf(\"a\\qb\") }",
+	  "stdin:1:18-20: ERROR: invalid escape character '\\q'\n"
+	  "BEGIN { printf(\"a\\qb\") }\n"
+	  "                 ^~\n" },
+	{ "err_comment_eof", "BEGIN { }\n/* no end",
+	  "stdin:2:1-3: ERROR: end of file during comment\n"
+	  "/* no end\n"
+	  "^~\n" },
+	{ "err_integer_range", "BEGIN { $x = 18446744073709551616 }",
+	  "stdin:1:14-34: ERROR: integer literal out of range: 18446744073709551616\n"
+	  "BEGIN { $x = 18446744073709551616 }\n"
+	  "             ^~~~~~~~~~~~~~~~~~~~\n" },
+	{ "err_expecting_semi_or_rbrace", "fprobe:f { @a = 1 @b = 2 }",
+	  "stdin:1:19-21: ERROR: syntax error, unexpected map, expecting ; or }\n"
+	  "fprobe:f { @a = 1 @b = 2 }\n"
+	  "                  ^~\n" },
+	{ "err_assign_to_rvalue", "fprobe:f { 1 = 2 }",
+	  "stdin:1:14-15: ERROR: syntax error, unexpected =, expecting ; or }\n"
+	  "fprobe:f { 1 = 2 }\n"
+	  "             ^\n" },
+	{ "err_missing_operand", "fprobe:f { $x = }",
+	  "stdin:1:17-18: ERROR: syntax error, unexpected }\n"
+	  "fprobe:f { $x = }\n"
+	  "                ^\n" },
+	{ "err_empty_statement", "fprobe:f { ; }",
+	  "stdin:1:12-13: ERROR: syntax error, unexpected ;\n"
+	  "fprobe:f { ; }\n"
+	  "           ^\n" },
+	{ "err_call_args", "fprobe:f { printf(\"%d\" pid) }",
+	  "stdin:1:24-27: ERROR: syntax error, unexpected identifier, expecting , or )\n"
+	  "fprobe:f { printf(\"%d\" pid) }\n"
+	  "                       ^~~\n" },
+	{ "err_map_keys", "fprobe:f { @[pid; }",
+	  "stdin:1:17-18: ERROR: syntax error, unexpected ;, expecting , or ]\n"
+	  "fprobe:f { @[pid; }\n"
+	  "                ^\n" },
+	{ "err_unclosed_paren", "fprobe:f { $x = (1 + 2; }",
+	  "stdin:1:23-24: ERROR: syntax error, unexpected ;, expecting )\n"
+	  "fprobe:f { $x = (1 + 2; }\n"
+	  "                      ^\n" },
+	{ "err_if_without_paren", "fprobe:f { if pid > 1 { } }",
+	  "stdin:1:15-18: ERROR: syntax error, unexpected identifier, expecting (\n"
+	  "fprobe:f { if pid > 1 { } }\n"
+	  "              ^~~\n" },
+	{ "err_if_without_block", "fprobe:f { if (pid) $x = 1 }",
+	  "stdin:1:21-23: ERROR: syntax error, unexpected variable, expecting {\n"
+	  "fprobe:f { if (pid) $x = 1 }\n"
+	  "                    ^~\n" },
+	{ "err_else_without_if", "fprobe:f { else { } }",
+	  "stdin:1:12-16: ERROR: syntax error, unexpected else\n"
+	  "fprobe:f { else { } }\n"
+	  "           ^~~~\n" },
+	{ "err_ternary_colon", "fprobe:f { $x = pid ? 1 2 }",
+	  "stdin:1:25-26: ERROR: syntax error, unexpected integer, expecting :\n"
+	  "fprobe:f { $x = pid ? 1 2 }\n"
+	  "                        ^\n" },
+	{ "err_field_name", "fprobe:f { $x = args.1 }",
+	  "stdin:1:22-23: ERROR: syntax error, unexpected integer, expecting identifier\n"
+	  "fprobe:f { $x = args.1 }\n"
+	  "                     ^\n" },
+	{ "err_increment_target", "fprobe:f { ++pid }",
+	  "stdin:1:14-17: ERROR: syntax error, unexpected identifier, expecting variable or map\n"
+	  "fprobe:f { ++pid }\n"
+	  "             ^~~\n" },
+	{ "err_unclosed_predicate", "fprobe:f /pid == 1 { }",
+	  "stdin:1:20-21: ERROR: syntax error, unexpected {, expecting end predicate\n"
+	  "fprobe:f /pid == 1 { }\n"
+	  "                   ^\n" },
+	{ "err_after_specs", "fprobe:f fprobe:g { }",
+	  "stdin:1:10-18: ERROR: syntax error, unexpected attach point, expecting , or / or {\n"
+	  "fprobe:f fprobe:g { }\n"
+	  "         ^~~~~~~~\n" },
+	{ "err_unclosed_block", "fprobe:f { @ = count()",
+	  "stdin:1:23-24: ERROR: syntax error, unexpected end of file, expecting ; or }\n"
+	  "fprobe:f { @ = count()\n"
+	  "                      ^\n" },
+	{ "err_stray_rbrace", "fprobe:f { } }",
+	  "stdin:1:14-15: ERROR: syntax error, unexpected }, expecting attach point\n"
+	  "fprobe:f { } }\n"
+	  "             ^\n" },
+	{ "err_empty_program", "",
+	  "stdin:1:1-2: ERROR: syntax error, unexpected end of file, expecting attach point\n" },
+	{ "err_spec_then_eof", "fprobe:vfs_read,fretprobe:vfs_read",
+	  "stdin:1:1-35: ERROR: unexpected end of file, expected {\n"
+	  "fprobe:vfs_read,fretprobe:vfs_read\n"
+	  "^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "err_unknown_probe_type", "tracepoint:syscalls:sys_enter_read { }",
+	  "stdin:1:1-35: ERROR: unknown probe type 'tracepoint'\n"
+	  "tracepoint:syscalls:sys_enter_read { }\n"
+	  "^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "err_begin_argument", "BEGIN:x { }",
+	  "stdin:1:1-8: ERROR: BEGIN takes no argument\n"
+	  "BEGIN:x { }\n"
+	  "^~~~~~~\n" },
+	{ "err_fprobe_without_function", "fretprobe: { }",
+	  "stdin:1:1-11: ERROR: fretprobe needs a function name or pattern: fretprobe:FUNCTION\n"
+	  "fretprobe: { }\n"
+	  "^~~~~~~~~~\n" },
+	{ "err_bad_function_pattern", "fprobe:vfs_read+4 { }",
+	  "stdin:1:1-18: ERROR: invalid function name or pattern 'vfs_read+4'\n"
+	  "fprobe:vfs_read+4 { }\n"
+	  "^~~~~~~~~~~~~~~~~\n" },
+	{ "err_interval_without_unit", "interval:1 { }",
+	  "stdin:1:1-11: ERROR: interval needs a unit and a count: interval:s:N or interval:ms:N\n"
+	  "interval:1 { }\n"
+	  "^~~~~~~~~~\n" },
+	{ "err_interval_unit", "interval:m:1 { }",
+	  "stdin:1:1-13: ERROR: invalid interval unit 'm': s, ms, us or hz\n"
+	  "interval:m:1 { }\n"
+	  "^~~~~~~~~~~~\n" },
+	{ "err_interval_count", "interval:s:0 { }",
+	  "stdin:1:1-13: ERROR: invalid interval count '0'\n"
+	  "interval:s:0 { }\n"
+	  "^~~~~~~~~~~~\n" },
+	{ "err_integer_suffix", "BEGIN { $x = 1K }",
+	  "stdin:1:15-16: ERROR: syntax error, unexpected identifier, expecting ; or }\n"
+	  "BEGIN { $x = 1K }\n"
+	  "              ^\n" },
+	{ "err_second_line", "BEGIN { }\nfprobe:f {\n  @x = count(;\n}",
+	  "stdin:3:14-15: ERROR: syntax error, unexpected ;\n"
+	  "  @x = count(;\n"
+	  "             ^\n" },
+};
+
+static void test_parse_errors(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(error_cases); i++) {
+		char *out;
+		int errors = parse_to(error_cases[i].src, &out);
+
+		report(error_cases[i].name, errors > 0 &&
+		       same(error_cases[i].name, "messages", out, error_cases[i].msg));
+		free(out);
+	}
+}
+
+/* The diag layouts the parser has no case for: several lines, no place. */
+static void test_diag(void)
+{
+	struct fpt_source src = { "script.bt", "BEGIN {\n\t@x = 1;\n}\n", 0 };
+	struct fpt_diag d;
+	char *out;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	src.len = strlen(src.text);
+	fpt_diag_init(&d, &src, f);
+	fpt_error(&d, (struct fpt_loc){ 1, 1, 3, 2 }, "a block of %d lines", 3);
+	fpt_warning(&d, (struct fpt_loc){ 2, 2, 2, 4 }, "unused map %s", "@x");
+	fpt_error_noloc(&d, "no probes matched %s", "vfs_nothing*");
+	fclose(f);
+	report("diag_multiline_warning_noloc", d.errors == 2 && d.warnings == 1 &&
+	       same("diag_multiline_warning_noloc", "messages", out,
+		    "script.bt:1-3: ERROR: a block of 3 lines\n"
+		    "script.bt:2:2-4: WARNING: unused map @x\n"
+		    "    @x = 1;\n"
+		    "    ^~\n"
+		    "ERROR: no probes matched vfs_nothing*\n"));
+	free(out);
+}
+
+/* ---- Bucket rules ------------------------------------------------------------ */
+
+static void test_buckets(void)
+{
+	static const struct { int64_t v; int bits, index; } hist[] = {
+		{ -5, 0, 0 }, { -1, 0, 0 }, { 0, 0, 1 }, { 1, 0, 2 }, { 2, 0, 3 },
+		{ 3, 0, 3 }, { 4, 0, 4 }, { 7, 0, 4 }, { 8, 0, 5 }, { 1023, 0, 11 },
+		{ 1024, 0, 12 }, { INT64_MAX, 0, 64 },
+		{ 0, 2, 1 }, { 7, 2, 8 }, { 8, 2, 9 }, { 9, 2, 9 }, { 10, 2, 10 },
+		{ 15, 2, 12 }, { 16, 2, 13 }, { 224, 2, 28 }, { INT64_MAX, 2, 248 },
+	};
+	static const struct { int64_t v, min, max, step, index; } lhist[] = {
+		{ -1, 0, 100, 10, 0 }, { 0, 0, 100, 10, 1 }, { 9, 0, 100, 10, 1 },
+		{ 10, 0, 100, 10, 2 }, { 99, 0, 100, 10, 10 }, { 100, 0, 100, 10, 11 },
+		{ 5000, 0, 100, 10, 11 }, { -20, -10, 10, 5, 0 }, { -10, -10, 10, 5, 1 },
+		{ -6, -10, 10, 5, 1 }, { -5, -10, 10, 5, 2 }, { 9, -10, 10, 5, 4 },
+	};
+	bool ok = fpt_hist_nbuckets(0) == 65 && fpt_hist_nbuckets(2) == 249 &&
+		  fpt_hist_nbuckets(5) == 1889 && fpt_lhist_nbuckets(0, 100, 10) == 12;
+
+	for (size_t i = 0; i < ARRAY_SIZE(hist); i++) {
+		int got = fpt_hist_index(hist[i].v, hist[i].bits);
+
+		if (got != hist[i].index) {
+			fprintf(stderr, "hist_index(%lld, %d) = %d, want %d\n",
+				(long long)hist[i].v, hist[i].bits, got, hist[i].index);
+			ok = false;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(lhist); i++) {
+		int64_t got = fpt_lhist_index(lhist[i].v, lhist[i].min, lhist[i].max,
+					      lhist[i].step);
+
+		if (got != lhist[i].index) {
+			fprintf(stderr, "lhist_index(%lld) = %lld, want %lld\n",
+				(long long)lhist[i].v, (long long)got, (long long)lhist[i].index);
+			ok = false;
+		}
+	}
+	report("bucket_index_rules", ok);
+}
+
+/* ---- Printing against the goldens ----------------------------------------- */
+
+static char *read_golden(const char *file)
+{
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	FILE *f, *out;
+	int c;
+
+	snprintf(path, sizeof(path), "%s/%s", golden_dir, file);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "cannot open %s\n", path);
+		return strdup("<missing golden>");
+	}
+	out = open_memstream(&buf, &len);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, out);
+	fclose(f);
+	fclose(out);
+	return buf;
+}
+
+static void check_print(const char *name, const char *golden, struct fpt_map_view *m,
+			enum fpt_format fmt, uint32_t top, uint32_t div)
+{
+	char *out, *want = read_golden(golden);
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+	int err = fpt_print_map(f, fmt, m, top, div);
+
+	fclose(f);
+	report(name, !err && same(name, golden, out, want));
+	free(out);
+	free(want);
+}
+
+/* Add the values to the buckets of a hist or lhist. */
+static void fill(const struct fpt_map_view *m, uint64_t *b, const int64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b[m->kind == FPT_V_HIST ? fpt_hist_index(v[i], m->hist_bits) :
+		  fpt_lhist_index(v[i], m->lmin, m->lmax, m->lstep)]++;
+}
+
+static void test_print_hists(void)
+{
+	static const int64_t hv[] = { -1, 2, 3, 4, 16 }, hv2[] = { 2, 16 };
+	static const int64_t lv[] = { -1, 2, 3, 6, 10 }, hj[] = { 2, 1024 };
+	static const int64_t lj[] = { 0, 50, 100 };
+	uint64_t b[2][2000] = { { 0 } };
+	struct fpt_entry e = { .v.buckets = b[0] };
+	struct fpt_map_view h = { .name = "@", .kind = FPT_V_HIST, .entries = &e, .n = 1 };
+	struct fpt_map_view l = { .name = "@", .kind = FPT_V_LHIST, .entries = &e, .n = 1,
+				  .lmin = 0, .lmax = 10, .lstep = 2 };
+
+	fill(&h, b[0], hv, ARRAY_SIZE(hv));
+	check_print("print_hist", "hist.txt", &h, FPT_FMT_TEXT, 0, 0);
+	memset(b, 0, sizeof(b));
+	fill(&h, b[0], hv2, ARRAY_SIZE(hv2));
+	check_print("print_hist_two_values", "hist_2_values.txt", &h, FPT_FMT_TEXT, 0, 0);
+	memset(b, 0, sizeof(b));
+	fill(&l, b[0], lv, ARRAY_SIZE(lv));
+	check_print("print_lhist", "lhist.txt", &l, FPT_FMT_TEXT, 0, 0);
+	memset(b, 0, sizeof(b));
+	h.name = "@hist";
+	fill(&h, b[0], hj, ARRAY_SIZE(hj));
+	check_print("print_hist_json", "hist.json", &h, FPT_FMT_JSON, 0, 0);
+	memset(b, 0, sizeof(b));
+	l.name = "@h";
+	l.lmax = 100;
+	l.lstep = 10;
+	fill(&l, b[0], lj, ARRAY_SIZE(lj));
+	check_print("print_lhist_json", "lhist.json", &l, FPT_FMT_JSON, 0, 0);
+}
+
+static void test_print_keyed_hist(void)
+{
+	static const int64_t rd[] = { 1024, 1500, 2000, 2047, 2048, 4000 }, wr[] = { 0 };
+	static uint64_t b[2][65];
+	struct fpt_key k[2] = { { FPT_K_STR, .u.s = "vfs_read" }, { FPT_K_STR, .u.s = "vfs_write" } };
+	struct fpt_entry e[2] = { { &k[0], .v.buckets = b[0] }, { &k[1], .v.buckets = b[1] } };
+	struct fpt_map_view m = { .name = "@lat", .kind = FPT_V_HIST, .nkeys = 1, .entries = e, .n = 2 };
+
+	fill(&m, b[0], rd, ARRAY_SIZE(rd));
+	fill(&m, b[1], wr, ARRAY_SIZE(wr));
+	check_print("print_hist_keyed_sorted", "hist_keyed.txt", &m, FPT_FMT_TEXT, 0, 0);
+}
+
+static void test_print_values(void)
+{
+	struct fpt_key k[4][2] = {
+		{ { FPT_K_STR, .u.s = "bash" }, { FPT_K_INT, .u.i = 3 } },
+		{ { FPT_K_STR, .u.s = "sshd" }, { FPT_K_INT, .u.i = 1 } },
+		{ { FPT_K_STR, .u.s = "init" }, { FPT_K_INT, .u.i = 9 } },
+		{ { FPT_K_STR, .u.s = "bash" }, { FPT_K_INT, .u.i = 1 } },
+	};
+	struct fpt_entry e[4] = {
+		{ k[0], .v.u = 5 }, { k[1], .v.u = 2 }, { k[2], .v.u = 12 }, { k[3], .v.u = 5 },
+	};
+	struct fpt_map_view m = { .name = "@", .kind = FPT_V_COUNT, .nkeys = 2, .entries = e, .n = 4 };
+	struct fpt_key jk[2] = { { FPT_K_STR, .u.s = "key2" }, { FPT_K_STR, .u.s = "key1" } };
+	struct fpt_entry je[2] = { { &jk[0], .v.i = 3 }, { &jk[1], .v.i = 2 } };
+	struct fpt_map_view jm = { .name = "@map", .kind = FPT_V_INT, .is_signed = true, .nkeys = 1,
+					 .entries = je, .n = 2 };
+	struct fpt_entry se = { .v.stats = { 3, 15 } };
+	struct fpt_map_view sm = { .name = "@s", .kind = FPT_V_STATS, .is_signed = true, .nkeys = 0,
+					 .entries = &se, .n = 1 };
+	struct fpt_entry je2 = { .v.stats = { 2, 12 } };
+	struct fpt_map_view jsm = { .name = "@stats", .kind = FPT_V_STATS, .is_signed = true, .nkeys = 0,
+					 .entries = &je2, .n = 1 };
+	struct fpt_key ak[4] = { { FPT_K_STR, .u.s = "d" }, { FPT_K_STR, .u.s = "a" },
+				 { FPT_K_STR, .u.s = "c" }, { FPT_K_STR, .u.s = "b" } };
+	struct fpt_entry ae[4] = { { &ak[0], .v.stats = { 2, 8 } }, { &ak[1], .v.stats = { 1, 1 } },
+				   { &ak[2], .v.stats = { 3, 9 } }, { &ak[3], .v.stats = { 1, 2 } } };
+	struct fpt_map_view am = { .name = "@", .kind = FPT_V_AVG, .is_signed = true, .nkeys = 1,
+					 .entries = ae, .n = 4 };
+
+	check_print("print_keyed_count_sorted", "keyed_count.txt", &m, FPT_FMT_TEXT, 0, 0);
+	check_print("print_map_json", "map.json", &jm, FPT_FMT_JSON, 0, 0);
+	check_print("print_stats", "stats.txt", &sm, FPT_FMT_TEXT, 0, 0);
+	check_print("print_stats_json", "stats.json", &jsm, FPT_FMT_JSON, 0, 0);
+	check_print("print_avg_top", "avg_top.txt", &am, FPT_FMT_TEXT, 2, 0);
+}
+
+/* Print m to a string (caller frees). */
+static char *print_str(struct fpt_map_view *m, enum fpt_format fmt, uint32_t top, uint32_t div)
+{
+	char *out;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	if (fpt_print_map(f, fmt, m, top, div))
+		fputs("<error>", f);
+	fclose(f);
+	return out;
+}
+
+static void check_str(const char *name, struct fpt_map_view *m, enum fpt_format fmt,
+		      uint32_t top, uint32_t div, const char *want)
+{
+	char *got = print_str(m, fmt, top, div);
+
+	report(name, same(name, "output", got, want));
+	free(got);
+}
+
+static void test_print_details(void)
+{
+	struct fpt_key k[3] = { { FPT_K_INT, .u.i = -2 }, { FPT_K_INT, .u.i = 7 },
+				{ FPT_K_INT, .u.i = 1 } };
+	struct fpt_entry e[3] = { { &k[0], .v.i = -5 }, { &k[1], .v.i = 10 }, { &k[2], .v.i = 0 } };
+	struct fpt_map_view sum = { .name = "@sum", .kind = FPT_V_SUM, .is_signed = true, .nkeys = 1,
+					 .entries = e, .n = 3 };
+	struct fpt_map_view min = { .name = "@min", .kind = FPT_V_MIN, .is_signed = true, .nkeys = 1,
+					 .entries = e, .n = 3 };
+	struct fpt_key sk[3] = { { FPT_K_UINT, .u.u = 2 }, { FPT_K_UINT, .u.u = 10 },
+				 { FPT_K_UINT, .u.u = 1 } };
+	struct fpt_entry se[3] = { { &sk[0], .v.s = "b\"q" }, { &sk[1], .v.s = "a" },
+				   { &sk[2], .v.s = "c\n" } };
+	struct fpt_map_view str = { .name = "@name", .kind = FPT_V_STR, .is_signed = false, .nkeys = 1,
+					 .entries = se, .n = 3 };
+	struct fpt_entry one = { .v.u = 1234 };
+	struct fpt_map_view scalar = { .name = "@x", .kind = FPT_V_COUNT, .is_signed = false, .nkeys = 0,
+					 .entries = &one, .n = 1 };
+	struct fpt_map_view empty = { .name = "@none", .kind = FPT_V_COUNT, .is_signed = false, .nkeys = 1,
+					 .entries = NULL, .n = 0 };
+	struct fpt_map_view bad = { .name = "@l", .kind = FPT_V_LHIST, .lmin = 5, .lmax = 5, .lstep = 1 };
+
+	check_str("print_sum_signed_sorted", &sum, FPT_FMT_TEXT, 0, 0,
+		  "@sum[-2]: -5\n@sum[1]: 0\n@sum[7]: 10\n");
+	check_str("print_sum_top_div", &sum, FPT_FMT_TEXT, 2, 3,
+		  "@sum[1]: 0\n@sum[7]: 3\n");
+	check_str("print_min_sorts_unsigned", &min, FPT_FMT_TEXT, 0, 0,
+		  "@min[1]: 0\n@min[7]: 10\n@min[-2]: -5\n");
+	check_str("print_strings_by_key", &str, FPT_FMT_TEXT, 0, 0,
+		  "@name[1]: c\n\n@name[2]: b\"q\n@name[10]: a\n");
+	check_str("print_strings_json_escaped", &str, FPT_FMT_JSON, 0, 0,
+		  "{\"type\": \"map\", \"data\": {\"@name\": {\"1\": \"c\\n\", \"2\": \"b\\\"q\", "
+		  "\"10\": \"a\"}}}\n");
+	check_str("print_scalar", &scalar, FPT_FMT_TEXT, 0, 0, "@x: 1234\n");
+	check_str("print_scalar_json", &scalar, FPT_FMT_JSON, 0, 0,
+		  "{\"type\": \"map\", \"data\": {\"@x\": 1234}}\n");
+	check_str("print_empty_map", &empty, FPT_FMT_TEXT, 0, 0, "\n");
+	check_str("print_empty_map_json", &empty, FPT_FMT_JSON, 0, 0, "");
+	check_str("print_invalid_view", &bad, FPT_FMT_TEXT, 0, 0, "<error>");
+}
+
+static void test_print_hist_labels(void)
+{
+	static uint64_t b[2000];
+	struct fpt_entry e = { .v.buckets = b };
+	struct fpt_map_view h = { .name = "@k", .kind = FPT_V_HIST, .entries = &e, .n = 1, .hist_bits = 1 };
+	struct fpt_map_view l = { .name = "@kb", .kind = FPT_V_LHIST, .entries = &e, .n = 1,
+				  .lmin = 0, .lmax = 4096, .lstep = 1024 };
+
+	b[fpt_hist_index(3, 1)] = 3;
+	b[fpt_hist_index(6, 1)] = 1;
+	b[fpt_hist_index(40, 1)] = 2;
+	check_str("print_hist_bits_labels", &h, FPT_FMT_TEXT, 0, 2,
+		  "@k: \n"
+		  "[3]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		  "[4, 6)                 0 |                                                    |\n"
+		  "[6, 8)                 0 |@@@@@@@@@@@@@@@@@                                   |\n"
+		  "[8, 12)                0 |                                                    |\n"
+		  "[12, 16)               0 |                                                    |\n"
+		  "[16, 24)               0 |                                                    |\n"
+		  "[24, 32)               0 |                                                    |\n"
+		  "[32, 48)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                  |\n\n");
+	memset(b, 0, sizeof(b));
+	/* bpftrace picks the suffix by the power of two, not by the value */
+	b[fpt_hist_index(1 << 20, 1)] = 2;
+	b[fpt_hist_index(3 << 19, 1)] = 1;
+	check_str("print_hist_bits_json_and_suffix", &h, FPT_FMT_JSON, 0, 0,
+		  "{\"type\": \"hist\", \"data\": {\"@k\": [{\"min\": 1048576, \"max\": 1572863, "
+		  "\"count\": 2}, {\"min\": 1572864, \"max\": 2097151, \"count\": 1}]}}\n");
+	check_str("print_hist_bits_suffix", &h, FPT_FMT_TEXT, 0, 0,
+		  "@k: \n"
+		  "[1024K, 1536K)         2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		  "[1536K, 2M)            1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n\n");
+	memset(b, 0, sizeof(b));
+	b[fpt_lhist_index(1000, 0, 4096, 1024)] = 1;
+	b[fpt_lhist_index(3000, 0, 4096, 1024)] = 4;
+	b[fpt_lhist_index(9000, 0, 4096, 1024)] = 2;
+	check_str("print_lhist_kilo_labels", &l, FPT_FMT_TEXT, 0, 0,
+		  "@kb: \n"
+		  "[0, 1K)                1 |@@@@@@@@@@@@@                                       |\n"
+		  "[1K, 2K)               0 |                                                    |\n"
+		  "[2K, 3K)               4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		  "[3K, 4K)               0 |                                                    |\n"
+		  "[4K, ...)              2 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		golden_dir = argv[1];
+	test_lexer();
+	test_parse_dumps();
+	test_parse_errors();
+	test_diag();
+	test_buckets();
+	test_print_hists();
+	test_print_keyed_hist();
+	test_print_values();
+	test_print_details();
+	test_print_hist_labels();
+	return failed;
+}

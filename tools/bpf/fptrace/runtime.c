@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * runtime.c: running a generated program in the kernel.
+ *
+ * Takes the typed AST, its struct fpt_sema (maps, links) and the programs
+ * of codegen.c; gives a traced run, printed as bpftrace prints it:
+ *
+ * 1. each map of fpt_sema.maps is created, and each program's map loads
+ *    are patched with the fds (fpt_bpf_prog.relocs) on a copy of its
+ *    instructions; the programs are loaded (GPL: the kfuncs are GPL-only).
+ *    When the verifier refuses one, the tail of its log is printed and the
+ *    failing instruction is traced back (fpt_bpf_prog.locs) to the
+ *    statement that generated it, reported as a diagnostic;
+ * 2. "Attaching N probes..." (N: the functions of every link plus the
+ *    BEGIN, END and interval probes), then the BEGIN programs run once
+ *    (BPF_PROG_TEST_RUN), then each link is created: fprobe.multi with the
+ *    mode, session_size and saved_args of its struct fpt_link;
+ * 3. the ring buffer is polled: printf, print, clear and exit records are
+ *    handled as they come; interval programs run every period; the run
+ *    ends on exit(), SIGINT or SIGTERM, or when -c's command or -p's
+ *    process is gone;
+ * 4. the links are detached, the END programs run and the ring buffer is
+ *    drained; then every script map is printed, in the order of its name
+ *    (bpftrace's std::map), after "\n\n" in text mode; then, on stderr,
+ *    one line for each link that missed calls, from its link_info:
+ *
+ *	fptrace: fprobe:vfs_read: missed 3 (stack 2, recursion 1)
+ *
+ *    with ", other N" added when causes other than those two counted.
+ *
+ * FPTRACE_TEST_REJECT=LINE in the environment breaks the code of the
+ * statement on that line (see break_line()), for the tests of step 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fptrace.h"
+
+#define LOG_SIZE	(4 << 20)
+#define LOG_TAIL	12	/* lines of a verifier log shown on rejection */
+
+struct rt {
+	const struct fpt_source *src;
+	const struct fpt_program *prog;
+	const struct fpt_sema *s;
+	const struct fpt_bpf *b;
+	const struct fpt_run_opts *o;
+	int *map_fd, *prog_fd, *link_fd;
+	uint64_t *next_ns;		/* interval programs: the next run */
+	struct ring_buffer *rb;
+	struct fpt_out out;
+	bool done;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- Maps ----------------------------------------------------------------- */
+
+/* A BPF map name from "@name": "fpt_name", "fpt_" for "@", ".events" as is. */
+static void map_name(const struct fpt_map_info *m, char *buf, size_t len)
+{
+	size_t n;
+
+	if (m->role != FPT_MAP_USER) {
+		snprintf(buf, len, "%s", m->name);
+		return;
+	}
+	n = snprintf(buf, len, "fpt_%s", m->name + 1);
+	for (size_t i = 4; i < n && i < len; i++)
+		if (!(buf[i] == '_' || (buf[i] >= 'a' && buf[i] <= 'z') ||
+		      (buf[i] >= 'A' && buf[i] <= 'Z') || (buf[i] >= '0' && buf[i] <= '9')))
+			buf[i] = '_';
+}
+
+static int create_maps(struct rt *r)
+{
+	for (int i = 0; i < r->s->nmaps; i++) {
+		const struct fpt_map_info *m = &r->s->maps[i];
+		char name[BPF_OBJ_NAME_LEN];
+
+		map_name(m, name, sizeof(name));
+		r->map_fd[i] = bpf_map_create(m->bpf_type, name, m->key_size,
+					      m->value_size, m->max_entries, NULL);
+		if (r->map_fd[i] < 0) {
+			fprintf(stderr, "ERROR: cannot create map %s: %s\n", m->name,
+				strerror(errno));
+			return -1;
+		}
+		if (m->role == FPT_MAP_STACKS)
+			r->out.stacks_fd = r->map_fd[i];
+	}
+	return 0;
+}
+
+/* ---- Loading -------------------------------------------------------------- */
+
+/* The index of the last "N: (" line of a verifier log: the failing insn. */
+static int failing_insn(const char *log)
+{
+	int idx = -1;
+
+	for (const char *l = log; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		int n, pos = 0;
+
+		if (sscanf(l, "%d: (%*x)%n", &n, &pos) == 1 && pos)
+			idx = n;
+	}
+	return idx;
+}
+
+/* The last meaningful line of the log (before "processed ..." and the like). */
+static void log_reason(const char *log, char *buf, size_t len)
+{
+	const char *best = NULL, *l;
+
+	for (l = log; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		int n;
+
+		if (*l == '\n' || !strncmp(l, "processed ", 10) ||
+		    !strncmp(l, "verification time", 17) || !strncmp(l, "stack depth", 11) ||
+		    sscanf(l, "%d: ", &n) == 1)
+			continue;
+		best = l;
+	}
+	snprintf(buf, len, "%.*s", best ? (int)strcspn(best, "\n") : 0, best ? best : "");
+}
+
+/* Print the last LOG_TAIL lines of log to stderr. */
+static void log_tail(const char *log)
+{
+	const char *p = log + strlen(log);
+	int lines = 0;
+
+	while (p > log && p[-1] == '\n')
+		p--;
+	while (p > log && lines <= LOG_TAIL)
+		if (*--p == '\n')
+			lines++;
+	if (*p == '\n')
+		p++;
+	fprintf(stderr, "%s%s", p, *p && log[strlen(log) - 1] != '\n' ? "\n" : "");
+}
+
+/* Report the verifier's refusal of program p at its statement's place. */
+static void report_reject(struct rt *r, const struct fpt_bpf_prog *p, const char *log, int err)
+{
+	struct fpt_diag d;
+	char reason[256];
+	int idx = failing_insn(log);
+
+	fpt_diag_init(&d, r->src, stderr);
+	log_reason(log, reason, sizeof(reason));
+	fprintf(stderr, "fptrace: the verifier's log of %s ends with:\n", p->name);
+	log_tail(log);
+	if (idx >= 0 && idx < p->ninsns && p->locs[idx].line)
+		fpt_error(&d, p->locs[idx], "the kernel refused %s at instruction %d: %s",
+			  p->name, idx, *reason ? reason : strerror(-err));
+	else
+		fpt_error_noloc(&d, "the kernel refused %s: %s", p->name,
+				*reason ? reason : strerror(-err));
+}
+
+/*
+ * The test knob FPTRACE_TEST_REJECT=LINE: the first instruction generated
+ * for a statement on source line LINE becomes a read of the unset r9, which
+ * the verifier refuses ("R9 !read_ok"), to show how a rejection is reported.
+ */
+static void break_line(const struct fpt_bpf_prog *p, struct bpf_insn *insns, const char *line)
+{
+	int n = line ? atoi(line) : 0;
+
+	for (int i = 0; n > 0 && i < p->ninsns; i++) {
+		if (p->locs[i].line != n || (i && p->locs[i - 1].line == n))
+			continue;
+		insns[i] = (struct bpf_insn){ .code = BPF_LDX | BPF_DW | BPF_MEM,
+					      .dst_reg = BPF_REG_0, .src_reg = BPF_REG_9 };
+		return;
+	}
+}
+
+/* Load program i with its maps' fds patched in; log: verifier log wanted. */
+static int load_once(struct rt *r, int i, char *log, int level)
+{
+	const struct fpt_bpf_prog *p = &r->b->progs[i];
+	struct bpf_insn *insns = xcalloc(p->ninsns, sizeof(*insns));
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		.expected_attach_type = p->attach_type,
+		.log_buf = level ? log : NULL,
+		.log_size = level ? LOG_SIZE : 0,
+		.log_level = level);
+	int fd;
+
+	if (p->prog_type == BPF_PROG_TYPE_SYSCALL)
+		opts.prog_flags = BPF_F_SLEEPABLE;
+	memcpy(insns, p->insns, p->ninsns * sizeof(*insns));
+	for (int k = 0; k < p->nrelocs; k++)
+		insns[p->relocs[k].insn].imm = r->map_fd[p->relocs[k].map];
+	break_line(p, insns, getenv("FPTRACE_TEST_REJECT"));
+	if (level)
+		log[0] = 0;
+	fd = bpf_prog_load(p->prog_type, p->name, "GPL", insns, p->ninsns, &opts);
+	free(insns);
+	return fd < 0 ? -errno : fd;
+}
+
+static int load_progs(struct rt *r)
+{
+	char *log = xcalloc(1, LOG_SIZE);
+	int err = 0;
+
+	for (int i = 0; i < r->b->nprogs && !err; i++) {
+		const struct fpt_bpf_prog *p = &r->b->progs[i];
+		int fd = load_once(r, i, log, r->o->verbose ? 1 : 0);
+
+		if (fd < 0 && !r->o->verbose)
+			fd = load_once(r, i, log, 1);
+		if (fd < 0) {
+			report_reject(r, p, log, fd);
+			err = -1;
+			break;
+		}
+		if (r->o->verbose)
+			fprintf(stderr, "fptrace: %s loaded; the verifier's log:\n%s", p->name, log);
+		r->prog_fd[i] = fd;
+	}
+	free(log);
+	return err;
+}
+
+/* ---- Attaching -------------------------------------------------------------- */
+
+/* "fprobe:a, fretprobe:a": the specs of the probes of link li. */
+static void link_title(const struct rt *r, int li, char *buf, size_t len)
+{
+	const struct fpt_link *l = &r->s->links[li];
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int side = 0; side < 2; side++) {
+		const int *v = side ? l->exit : l->entry;
+
+		for (int i = 0; i < (side ? l->nexit : l->nentry); i++) {
+			const struct fpt_probe *p = &r->prog->probes[v[i]];
+
+			for (int j = 0; j < p->nspecs; j++) {
+				if ((p->specs[j].kind == FPT_P_FRETPROBE) != side ||
+				    (p->specs[j].kind != FPT_P_FPROBE &&
+				     p->specs[j].kind != FPT_P_FRETPROBE) ||
+				    strstr(buf, p->specs[j].text))
+					continue;
+				n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+					      n ? ", " : "", p->specs[j].text);
+			}
+		}
+	}
+}
+
+static int attach_link(struct rt *r, int pi)
+{
+	const struct fpt_bpf_prog *p = &r->b->progs[pi];
+	const struct fpt_link *l = &r->s->links[p->link];
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	char title[256];
+	int fd;
+
+	opts.fprobe_multi.flags = l->mode == FPT_LINK_EXIT ? BPF_F_FPROBE_MULTI_RETURN :
+		l->mode == FPT_LINK_SESSION ? BPF_F_FPROBE_MULTI_SESSION : 0;
+	opts.fprobe_multi.cnt = l->nfuncs;
+	opts.fprobe_multi.syms = (const char **)l->funcs;
+	opts.fprobe_multi.session_size = l->mode == FPT_LINK_SESSION ? l->session_size : 0;
+	opts.fprobe_multi.saved_args = l->mode != FPT_LINK_ENTRY ? l->saved_args : 0;
+	fd = bpf_link_create(r->prog_fd[pi], 0, BPF_TRACE_FPROBE_MULTI, &opts);
+	if (fd < 0) {
+		link_title(r, p->link, title, sizeof(title));
+		fprintf(stderr, "ERROR: cannot attach %s (%d functions): %s\n", title,
+			l->nfuncs, strerror(errno));
+		return -1;
+	}
+	r->link_fd[p->link] = fd;
+	return 0;
+}
+
+/* Run a BEGIN, END or interval program once, in this task. */
+static void run_prog(struct rt *r, int pi)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	if (bpf_prog_test_run_opts(r->prog_fd[pi], &opts))
+		fprintf(stderr, "fptrace: cannot run %s: %s\n", r->b->progs[pi].name,
+			strerror(errno));
+}
+
+static void run_kind(struct rt *r, enum fpt_prog_kind kind)
+{
+	for (int i = 0; i < r->b->nprogs; i++)
+		if (r->b->progs[i].kind == kind)
+			run_prog(r, i);
+}
+
+static int count_probes(const struct rt *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->b->nprogs; i++) {
+		const struct fpt_bpf_prog *p = &r->b->progs[i];
+
+		n += p->kind == FPT_PROG_LINK ? r->s->links[p->link].nfuncs : 1;
+	}
+	return n;
+}
+
+static void print_attaching(struct rt *r)
+{
+	int n = count_probes(r);
+
+	if (r->o->fmt == FPT_FMT_JSON)
+		printf("{\"type\": \"attached_probes\", \"data\": {\"probes\": %d}}\n", n);
+	else
+		printf("Attaching %d probe%s...\n", n, n == 1 ? "" : "s");
+	fflush(stdout);
+}
+
+/* ---- Events and the loop --------------------------------------------------- */
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct rt *r = ctx;
+	const struct fpt_event *ev;
+	uint32_t id;
+
+	if (size < 8)
+		return 0;
+	memcpy(&id, data, sizeof(id));
+	if (id >= (uint32_t)r->b->nevents)
+		return 0;
+	ev = &r->b->events[id];
+	switch (ev->kind) {
+	case FPT_EV_PRINTF:
+		if (size >= ev->size)
+			fpt_out_printf(&r->out, ev, data);
+		break;
+	case FPT_EV_PRINT:
+		fpt_out_map(&r->out, ev->map, r->map_fd[ev->map], ev->top, ev->div);
+		break;
+	case FPT_EV_CLEAR:
+		fpt_clear_map(&r->s->maps[ev->map], r->map_fd[ev->map]);
+		break;
+	case FPT_EV_EXIT:
+		r->done = true;
+		break;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+/* Handle the records waiting in the ring buffer, if there is one. */
+static void drain(struct rt *r)
+{
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+}
+
+/* True when -c's command has ended (left to reap) or -p's process is gone. */
+static bool target_gone(const struct rt *r)
+{
+	siginfo_t si = { 0 };
+
+	if (r->o->child > 0 &&
+	    !waitid(P_PID, r->o->child, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid)
+		return true;
+	return r->o->pid > 0 && kill(r->o->pid, 0) && errno == ESRCH;
+}
+
+/* Run the interval programs that are due; ms until the next one is. */
+static int run_intervals(struct rt *r)
+{
+	uint64_t now = now_ns(), wait = 1000000000ull;
+
+	for (int i = 0; i < r->b->nprogs && !r->done; i++) {
+		const struct fpt_bpf_prog *p = &r->b->progs[i];
+
+		if (p->kind != FPT_PROG_INTERVAL)
+			continue;
+		if (now >= r->next_ns[i]) {
+			run_prog(r, i);
+			drain(r);
+			r->next_ns[i] += p->period_ns;
+			if (r->next_ns[i] <= now)
+				r->next_ns[i] = now + p->period_ns;
+		}
+		if (r->next_ns[i] - now < wait)
+			wait = r->next_ns[i] - now;
+	}
+	if ((r->o->child > 0 || r->o->pid > 0) && wait > 100000000ull)
+		wait = 100000000ull;
+	return (int)((wait + 999999) / 1000000);
+}
+
+static void run_loop(struct rt *r)
+{
+	uint64_t start = now_ns();
+
+	for (int i = 0; i < r->b->nprogs; i++)
+		r->next_ns[i] = start + r->b->progs[i].period_ns;
+	while (!r->done && !stop_signal) {
+		int timeout = run_intervals(r), n;
+
+		if (r->done || target_gone(r))
+			break;
+		n = r->rb ? ring_buffer__poll(r->rb, timeout) : poll(NULL, 0, timeout);
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "fptrace: ring buffer: %s\n", strerror(-n));
+			break;
+		}
+	}
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- The end ------------------------------------------------------------------ */
+
+static int cmp_map_names(const void *a, const void *b, void *arg)
+{
+	const struct fpt_sema *s = arg;
+
+	return strcmp(s->maps[*(const int *)a].name, s->maps[*(const int *)b].name);
+}
+
+/* Every script map, by name, as bpftrace prints them at exit. */
+static void print_maps(struct rt *r)
+{
+	int *order = xcalloc(r->s->nmaps, sizeof(int)), n = 0;
+
+	for (int i = 0; i < r->s->nmaps; i++)
+		if (r->s->maps[i].role == FPT_MAP_USER)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(int), cmp_map_names, (void *)r->s);
+	if (r->o->fmt == FPT_FMT_TEXT)
+		fputs("\n\n", stdout);
+	for (int i = 0; i < n; i++)
+		fpt_out_map(&r->out, order[i], r->map_fd[order[i]], 0, 0);
+	fflush(stdout);
+	free(order);
+}
+
+/* One stderr line for each link whose link_info counts missed calls. */
+static void print_missed(struct rt *r)
+{
+	for (int li = 0; li < r->s->nlinks; li++) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+		unsigned long long miss, stack, rec;
+		char title[256], other[48] = "";
+
+		memset(&info, 0, sizeof(info));
+		if (r->link_fd[li] < 0 || bpf_link_get_info_by_fd(r->link_fd[li], &info, &len))
+			continue;
+		miss = info.fprobe_multi.missed;
+		stack = info.fprobe_multi.missed_stack;
+		rec = info.fprobe_multi.missed_recursion;
+		if (!miss)
+			continue;
+		if (miss > stack + rec)
+			snprintf(other, sizeof(other), ", other %llu", miss - stack - rec);
+		link_title(r, li, title, sizeof(title));
+		fprintf(stderr, "fptrace: %s: missed %llu (stack %llu, recursion %llu%s)\n",
+			title, miss, stack, rec, other);
+	}
+}
+
+/* Detach the links (they stay readable), run END, print what is left. */
+static void finish(struct rt *r)
+{
+	for (int li = 0; li < r->s->nlinks; li++)
+		if (r->link_fd[li] >= 0)
+			bpf_link_detach(r->link_fd[li]);
+	drain(r);
+	r->done = false;
+	run_kind(r, FPT_PROG_END);
+	drain(r);
+	print_maps(r);
+	print_missed(r);
+}
+
+/* ---- Running -------------------------------------------------------------------- */
+
+static int start(struct rt *r)
+{
+	int events = -1;
+
+	for (int i = 0; i < r->s->nmaps; i++)
+		if (r->s->maps[i].role == FPT_MAP_EVENTS)
+			events = r->map_fd[i];
+	if (events >= 0) {
+		r->rb = ring_buffer__new(events, on_event, r, NULL);
+		if (!r->rb) {
+			fprintf(stderr, "ERROR: ring buffer: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+	catch_signals();
+	print_attaching(r);
+	run_kind(r, FPT_PROG_BEGIN);
+	drain(r);
+	for (int i = 0; i < r->b->nprogs && !r->done; i++)
+		if (r->b->progs[i].kind == FPT_PROG_LINK && attach_link(r, i))
+			return -1;
+	return 0;
+}
+
+static void cleanup(struct rt *r)
+{
+	ring_buffer__free(r->rb);
+	for (int i = 0; i < r->s->nlinks; i++)
+		if (r->link_fd[i] >= 0)
+			close(r->link_fd[i]);
+	for (int i = 0; i < r->b->nprogs; i++)
+		if (r->prog_fd[i] >= 0)
+			close(r->prog_fd[i]);
+	for (int i = 0; i < r->s->nmaps; i++)
+		if (r->map_fd[i] >= 0)
+			close(r->map_fd[i]);
+	free(r->map_fd);
+	free(r->prog_fd);
+	free(r->link_fd);
+	free(r->next_ns);
+	fpt_ksyms_free(r->out.ksyms);
+}
+
+/* Let -c's command exec: it waits for one byte on its pipe (EOF: it exits). */
+static void start_command(int go)
+{
+	if (write(go, "g", 1) != 1)
+		fprintf(stderr, "fptrace: cannot start the command: %s\n", strerror(errno));
+	close(go);
+}
+
+static int *fds(int n)
+{
+	int *v = xcalloc(n, sizeof(int));
+
+	for (int i = 0; i < n; i++)
+		v[i] = -1;
+	return v;
+}
+
+int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
+	    const struct fpt_sema *s, const struct fpt_bpf *b,
+	    const struct fpt_run_opts *o)
+{
+	struct rt r = { .src = src, .prog = prog, .s = s, .b = b, .o = o };
+	int err;
+
+	r.map_fd = fds(s->nmaps);
+	r.prog_fd = fds(b->nprogs);
+	r.link_fd = fds(s->nlinks);
+	r.next_ns = xcalloc(b->nprogs, sizeof(uint64_t));
+	r.out = (struct fpt_out){ stdout, o->fmt, prog, s, fpt_ksyms_load(), -1 };
+	err = create_maps(&r) || load_progs(&r) || start(&r) ? -1 : 0;
+	if (!err) {
+		if (o->child_go >= 0)
+			start_command(o->child_go);
+		run_loop(&r);
+		finish(&r);
+	}
+	cleanup(&r);
+	return err;
+}
