@@ -17,6 +17,7 @@ CLANG := clang-19
 LLVM_STRIP := llvm-strip-19
 CC := gcc
 BPFTOOL := $(U)/bpftool/bpftool
+FPTRACE := $(U)/fptrace/fptrace
 LIBBPF_A := $(U)/libbpf/libbpf.a
 USR := $(U)/usr
 VMLINUX_H := $(U)/include/vmlinux.h
@@ -35,7 +36,7 @@ USER_CFLAGS := -g -O2 -Wall -Werror -I$(USR)/include \
 
 # libbpf and bpftool need only the applied tree, so they can build while
 # the kernel does; vmlinux.h comes with the BPF objects that include it.
-tools: $(LIBBPF_A) $(BPFTOOL)
+tools: $(LIBBPF_A) $(BPFTOOL) $(FPTRACE)
 
 # libbpf: its own make is incremental, so always ask it.
 # The tools stage always asks their own makefiles; later stages do not.
@@ -57,6 +58,12 @@ $(BPFTOOL): $(FORCE_TOOLS) | $(LIBBPF_A)
 		CLANG=$(CLANG) LLVM_STRIP=$(LLVM_STRIP) EXTRA_LDFLAGS=-static \
 		feature-llvm=0 feature-libbfd=0 feature-libbfd-liberty=0 \
 		feature-libbfd-liberty-z=0
+
+# fptrace, static like bpftool, from the applied tree, on our libbpf.
+$(FPTRACE): $(FORCE_TOOLS) | $(LIBBPF_A)
+	@mkdir -p $(U)/fptrace
+	$(MAKE) -C $(L)/tools/bpf/fptrace OUTPUT=$(U)/fptrace/ LIBBPF_A=$(LIBBPF_A) \
+		LIBBPF_INC=$(USR)/include UAPI_INC=$(L)/tools/include/uapi $@
 
 # Rewritten only when the BTF's C view changes, so BPF objects rebuild
 # only then.
@@ -111,9 +118,11 @@ $(U)/selftests/tests.h: FORCE
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
 # The shell examples README.md marks, for the test that runs them.
-$(U)/selftests/doc_examples.h: README.md scripts/doc-examples.py
+DOC_EXAMPLE_FILES := README.md tools/bpf/fptrace/Documentation/fptrace.rst
+
+$(U)/selftests/doc_examples.h: $(DOC_EXAMPLE_FILES) scripts/doc-examples.py
 	@mkdir -p $(@D)
-	python3 scripts/doc-examples.py $< >$@
+	python3 scripts/doc-examples.py $(DOC_EXAMPLE_FILES) >$@
 
 $(U)/selftests/obj/%.o: selftests/%.c $(U)/selftests/tests.h $(U)/selftests/doc_examples.h \
 		$(ST_SKELS) $(LIBBPF_A)
@@ -198,18 +207,18 @@ $(BENCH): $(U)/bench/obj/fpm_bench.o $(LIBBPF_A)
 
 progs: $(RUNNER) $(EX_TOOLS) $(KMOD) $(HOST_TESTS) $(BENCH)
 
-# Guest initramfs: busybox, /init, the runner, bpftool, the example tools,
+# Guest initramfs: busybox, /init, the runner, bpftool, fptrace, the example tools,
 # the benchmark runner.
 INITRAMFS := $(B)/initramfs-$(FLAVOUR).cpio.gz
 FTRACE_TESTS := $(L)/tools/testing/selftests/ftrace
 GUEST_FILES := /bin/busybox /bin/bash-static scripts/init.sh scripts/demo.sh $(RUNNER) \
-	$(BPFTOOL) $(EX_TOOLS) $(BENCH) $(KMOD) $(FTRACE_TESTS)/ftracetest
+	$(BPFTOOL) $(FPTRACE) $(EX_TOOLS) $(BENCH) $(KMOD) $(FTRACE_TESTS)/ftracetest
 
 $(INITRAMFS): $(GUEST_FILES)
 	rm -rf $(U)/root
 	mkdir -p $(U)/root/bin $(U)/root/lib $(U)/root/proc $(U)/root/sys $(U)/root/dev \
 		$(U)/root/tmp
-	cp /bin/busybox $(RUNNER) $(BPFTOOL) $(EX_TOOLS) $(BENCH) $(U)/root/bin/
+	cp /bin/busybox $(RUNNER) $(BPFTOOL) $(FPTRACE) $(EX_TOOLS) $(BENCH) $(U)/root/bin/
 	cp $(KMOD) $(U)/root/lib/
 	cp /bin/bash-static $(U)/root/bin/bash
 	cp -r $(FTRACE_TESTS) $(U)/root/ftrace

@@ -88,10 +88,85 @@ out:
 	read_latency_bpf__destroy(skel);
 }
 
+/*
+ * fptrace's man page (tools/bpf/fptrace/Documentation/fptrace.rst): each
+ * example as written, its output as shown where the page shows it.
+ */
+static void test_fptrace_count(void)
+{
+	const char *head = "Attaching 2 probes...\n\n\n";
+	char script[1024];
+	const char *p, *nl;
+	int n = 0, dd = 0;
+
+	/* the guest is idle: a reader runs alongside, as on a live system */
+	snprintf(script, sizeof(script),
+		 "(while :; do dd if=/proc/version of=/dev/null 2>/dev/null; sleep 0.2; done) & r=$!\n"
+		 "%s\nkill $r", doc_example_fptrace_count);
+	if (!ASSERT_EQ(run_example(script), 0, "the count example"))
+		return;
+	if (!ASSERT_TRUE(!strncmp(out, head, strlen(head)), "attached, then the map"))
+		return;
+	/* one "@[COMM]: N" line a command that read, and nothing else */
+	for (p = out + strlen(head); *p; p = nl + 1) {
+		char comm[16];
+		unsigned long cnt;
+
+		nl = strchr(p, '\n');
+		if (!ASSERT_TRUE(nl, "a whole line") ||
+		    !ASSERT_EQ(sscanf(p, "@[%15[^]]]: %lu", comm, &cnt), 2, "a count line"))
+			break;
+		ASSERT_GE(cnt, 1, "a command that read");
+		dd += !strcmp(comm, "dd");
+		n++;
+	}
+	ASSERT_EQ(dd, 1, "the reader's dd listed once");
+}
+
+/* README's fptrace commands: each one's mark in what they print */
+static void test_readme_fptrace(void)
+{
+	if (!ASSERT_EQ(run_example(doc_example_readme_fptrace), 0, "the README's fptrace lines"))
+		return;
+	ASSERT_HAS(out, "Attaching 2 probes...\n", "the count one-liner attached");
+	/* "\x20": bpftrace ends a histogram's header line with a space */
+	ASSERT_HAS(out, "@bytes:\x20\n[512, 1K)             10 |", "dd's ten reads in the hist");
+	ASSERT_HAS(out, "\nvfs_read(file, buf, count, pos)\n",
+		   "vfs_read listed with its parameters");
+}
+
+static void test_fptrace_hist(void)
+{
+	char want[512];
+
+	if (!ASSERT_EQ(run_example(doc_example_fptrace_hist), 0, "the hist example"))
+		return;
+	/* the page leaves out the blank line that ends a histogram */
+	snprintf(want, sizeof(want), "%s\n", doc_example_fptrace_hist_output);
+	ASSERT_STREQ(out, want, "the output the page shows");
+}
+
+static void test_fptrace_session(void)
+{
+	if (!ASSERT_EQ(run_example(doc_example_fptrace_session), 0, "the session example"))
+		return;
+	ASSERT_HAS(out, "@calls[0]: 1\n@calls[1]: 1\n@calls[2]: 1\n@calls[3]: 1\n",
+		   "one exit of each depth, with the depth saved at entry");
+	ASSERT_HAS(out, "@ns:\x20\n[", "the latency histogram");
+}
+
 void test_doc_examples(void)
 {
 	if (test__start_subtest("readme_bpftool_attach"))
 		test_readme_bpftool_attach();
 	if (test__start_subtest("rst_read_latency"))
 		test_rst_read_latency();
+	if (test__start_subtest("readme_fptrace"))
+		test_readme_fptrace();
+	if (test__start_subtest("fptrace_count"))
+		test_fptrace_count();
+	if (test__start_subtest("fptrace_hist"))
+		test_fptrace_hist();
+	if (test__start_subtest("fptrace_session"))
+		test_fptrace_session();
 }

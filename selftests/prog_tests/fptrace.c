@@ -26,6 +26,8 @@
 
 #define FPTRACE	"/bin/fptrace"
 #define RUN	"/sys/kernel/debug/fpm_test/run"
+/* Wait until the tool's link is attached: "Attaching" comes before it */
+#define WAIT_LINK	"until /bin/bpftool link show 2>/dev/null | grep -q fprobe; do sleep 0.1; done; "
 #define BAR52	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@"
 
 static char out[16384];
@@ -43,8 +45,9 @@ static int run(const char *cmd)
 /* (a) count by comm, ended by an interval probe's exit(). */
 static void test_count_by_comm(void)
 {
-	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { @[comm] = count(); } "
-			  "interval:s:2 { exit(); }' & sleep 1; "
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { "
+			  "@[comm] = count(); "
+			  "} interval:s:2 { exit(); }' & " WAIT_LINK
 			  "dd if=/dev/zero bs=512 count=10 of=/dev/null 2>/dev/null; wait"),
 		      "fptrace count by comm runs"))
 		return;
@@ -54,16 +57,18 @@ static void test_count_by_comm(void)
 /* (b) hist(retval) of a fretprobe under -c. */
 static void test_hist_retval(void)
 {
-	if (ASSERT_OK(run(FPTRACE " -e 'fretprobe:ksys_read /comm == \"dd\"/ { @bytes = hist(retval); }' "
-			  "-c 'dd if=/dev/zero bs=512 count=10 of=/dev/null' 2>/dev/null"),
+	if (!ASSERT_OK(run(FPTRACE " -e 'fretprobe:ksys_read /comm == \"dd\"/ { "
+			  "@bytes = hist(retval); "
+			  "}' -c 'dd if=/dev/zero bs=512 count=10 of=/dev/null' 2>/dev/null"),
 		      "fptrace hist -c dd runs"))
 		return;
-	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@bytes: \n"
+	/* "@bytes:\x20\n": bpftrace ends a histogram's header line with a space */
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@bytes:\x20\n"
 		     "[512, 1K)             10 |" BAR52 "|\n\n",
 		     "ten reads of 512 bytes in one bucket");
 }
 
-/* The total count of a hist printed after "@lat: \n". */
+/* The total count of a hist printed after its header line "@lat: ". */
 static long hist_total(const char *s)
 {
 	long total = 0, n;
@@ -78,17 +83,17 @@ static long hist_total(const char *s)
 static void test_session(void)
 {
 	const char *want = "Attaching 2 probes...\nret=3\n\n\n"
-		"@[0]: 1\n@[1]: 1\n@[2]: 1\n@[3]: 1\n@lat: \n";
+		"@[0]: 1\n@[1]: 1\n@[2]: 1\n@[3]: 1\n@lat:\x20\n";
 
-	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $t = arg0; } "
-			  "fretprobe:fpm_test_recurse { @[$t] = count(); @lat = hist(elapsed); } "
-			  "interval:s:3 { exit(); }' & sleep 2; echo \"call 3\" > " RUN "; "
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $t = arg0; "
+			  "} fretprobe:fpm_test_recurse { @[$t] = count(); @lat = hist(elapsed); "
+			  "} interval:s:3 { exit(); }' & " WAIT_LINK "echo \"call 3\" > " RUN "; "
 			  "cat " RUN "; wait"),
 		      "fptrace session runs"))
 		return;
 	if (!ASSERT_TRUE(!strncmp(out, want, strlen(want)), "one call of each depth"))
 		test__log("got:\n%s", out);
-	ASSERT_EQ(hist_total(strstr(out, "@lat: \n")), 4, "four latencies");
+	ASSERT_EQ(hist_total(strstr(out, "@lat:\x20\n")), 4, "four latencies");
 }
 
 /* (d) printf of comm and pid: one line a read, all with dd's pid. */
@@ -96,8 +101,9 @@ static void test_printf(void)
 {
 	int pid[3] = { 0 }, n;
 
-	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { printf(\"%s %d\\n\", comm, pid); }' "
-			  "-c 'dd if=/dev/zero bs=512 count=3 of=/dev/null' 2>/dev/null"),
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { "
+			  "printf(\"%s %d\\n\", comm, pid); "
+			  "}' -c 'dd if=/dev/zero bs=512 count=3 of=/dev/null' 2>/dev/null"),
 		      "fptrace printf runs"))
 		return;
 	n = sscanf(out, "Attaching 1 probe...\ndd %d\ndd %d\ndd %d\n", &pid[0], &pid[1], &pid[2]);
@@ -111,8 +117,9 @@ static void test_printf(void)
 /* (e) str() of a user pointer argument by name. */
 static void test_str_args(void)
 {
-	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:do_sys_openat2 /comm == \"dd\"/ { printf(\"%s\\n\", str(args.filename)); }' "
-			  "-c 'dd if=/proc/version of=/dev/null' 2>/dev/null"),
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:do_sys_openat2 /comm == \"dd\"/ { "
+			  "printf(\"%s\\n\", str(args.filename)); "
+			  "}' -c 'dd if=/proc/version of=/dev/null' 2>/dev/null"),
 		      "fptrace str(args.filename) runs"))
 		return;
 	ASSERT_STREQ(out, "Attaching 1 probe...\n/proc/version\n/dev/null\n\n\n", "dd's two opens");
@@ -121,15 +128,15 @@ static void test_str_args(void)
 /* (f) lhist, avg, stats, min, max and sum, printed in the order of names. */
 static void test_aggregations(void)
 {
-	if (ASSERT_OK(run(FPTRACE " -e 'fretprobe:ksys_read /comm == \"dd\"/ { "
+	if (!ASSERT_OK(run(FPTRACE " -e 'fretprobe:ksys_read /comm == \"dd\"/ { "
 			  "@l = lhist(retval, 0, 1024, 256); @a = avg(retval); @s = stats(retval); "
-			  "@mn = min(retval); @mx = max(retval); @sum = sum(retval); }' "
-			  "-c 'dd if=/dev/zero bs=512 count=10 of=/dev/null' 2>/dev/null"),
+			  "@mn = min(retval); @mx = max(retval); @sum = sum(retval); "
+			  "}' -c 'dd if=/dev/zero bs=512 count=10 of=/dev/null' 2>/dev/null"),
 		      "fptrace aggregations run"))
 		return;
 	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n"
 		     "@a: 512\n\n"
-		     "@l: \n[512, 768)            10 |" BAR52 "|\n\n"
+		     "@l:\x20\n[512, 768)            10 |" BAR52 "|\n\n"
 		     "@mn: 512\n@mx: 512\n"
 		     "@s: count 10, average 512, total 5120\n\n"
 		     "@sum: 5120\n",
@@ -148,8 +155,10 @@ static void test_reject(void)
 	ASSERT_HAS(out, "fptrace: the verifier's log of fpt_link0 ends with:\n",
 		   "the log's tail is shown");
 	ASSERT_HAS(out, "\nR9 !read_ok\n", "the verifier's reason");
-	ASSERT_HAS(out, "/tmp/fptrace_reject.bt:4:3-22: ERROR: the kernel refused fpt_link0 "
-		   "at instruction 30: R9 !read_ok\n  @bytes = hist(arg2);\n  ^~~~~~~~~~~~~~~~~~~\n",
+	ASSERT_HAS(out,
+		   "/tmp/fptrace_reject.bt:4:3-22: ERROR: the kernel refused fpt_link0 at instruction 30: R9 !read_ok\n"
+		   "  @bytes = hist(arg2);\n"
+		   "  ^~~~~~~~~~~~~~~~~~~\n",
 		   "the error points at line 4");
 }
 
@@ -158,22 +167,27 @@ static void test_missed(void)
 {
 	unsigned long tool = 0, tool_stack = 0, bt = 0, bt_stack = 0, n = 0;
 	const char *p;
+	int got;
 
-	if (ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0; } "
-			  "fretprobe:fpm_test_recurse { @n = count(); } interval:s:3 { exit(); }' 2>&1 & "
-			  "sleep 1; echo \"call 400\" > " RUN "; cat " RUN "; "
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0; "
+			  "} fretprobe:fpm_test_recurse { @n = count(); "
+			  "} interval:s:3 { exit(); }' 2>&1 & "
+			  WAIT_LINK "echo \"call 400\" > " RUN "; cat " RUN "; "
 			  "/bin/bpftool link show; wait"),
 		      "fptrace with call 400 runs"))
 		return;
 	p = strstr(out, "fprobe.session  func_cnt 1  missed ");
 	if (!ASSERT_TRUE(p, "bpftool shows the link's misses"))
 		return;
-	sscanf(p, "fprobe.session  func_cnt 1  missed %lu  missed_stack %lu", &bt, &bt_stack);
+	got = sscanf(p, "fprobe.session  func_cnt 1  missed %lu  missed_stack %lu", &bt, &bt_stack);
+	ASSERT_EQ(got, 2, "bpftool's missed counts read");
 	p = strstr(out, "fptrace: fprobe:fpm_test_recurse, fretprobe:fpm_test_recurse: missed ");
 	if (!ASSERT_TRUE(p, "fptrace prints the link's misses"))
 		return;
-	sscanf(p, "fptrace: fprobe:fpm_test_recurse, fretprobe:fpm_test_recurse: missed %lu "
-	       "(stack %lu, recursion 0)\n", &tool, &tool_stack);
+	got = sscanf(p,
+		     "fptrace: fprobe:fpm_test_recurse, fretprobe:fpm_test_recurse: missed %lu (stack %lu, recursion 0)\n",
+		     &tool, &tool_stack);
+	ASSERT_EQ(got, 2, "fptrace's missed counts read");
 	ASSERT_HAS(out, "ret=400\n", "the call returned");
 	ASSERT_GE(bt_stack, 1, "the shadow stack overflowed");
 	ASSERT_EQ(tool, bt, "fptrace's missed is bpftool's");
@@ -187,9 +201,9 @@ static void test_missed(void)
 /* -f json: events, hist and map records, one a line. */
 static void test_json(void)
 {
-	if (ASSERT_OK(run(FPTRACE " -f json -e 'fretprobe:ksys_read /comm == \"dd\"/ { "
-			  "@bytes = hist(retval); @c[comm] = count(); printf(\"r %d\\n\", retval); }' "
-			  "-c 'dd if=/dev/zero bs=512 count=2 of=/dev/null' 2>/dev/null"),
+	if (!ASSERT_OK(run(FPTRACE " -f json -e 'fretprobe:ksys_read /comm == \"dd\"/ { "
+			  "@bytes = hist(retval); @c[comm] = count(); printf(\"r %d\\n\", retval); "
+			  "}' -c 'dd if=/dev/zero bs=512 count=2 of=/dev/null' 2>/dev/null"),
 		      "fptrace -f json runs"))
 		return;
 	ASSERT_STREQ(out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n"
@@ -200,6 +214,9 @@ static void test_json(void)
 		     "the JSON records");
 }
 
+/* A dd whose four one-byte reads come in the 4 seconds after it starts */
+#define SLOW_DD	"(sleep 3; echo a; sleep 1; echo b) | dd bs=1 of=/dev/null 2>/dev/null"
+
 /* -p: only the process's reads count, and the run ends with it. */
 static void test_pid(void)
 {
@@ -207,9 +224,9 @@ static void test_pid(void)
 	int pid = 0;
 	const char *p;
 
-	if (ASSERT_OK(run("(sleep 3; echo a; sleep 1; echo b) | dd bs=1 of=/dev/null 2>/dev/null & P=$!; "
-			  "(sleep 3; echo a; sleep 1; echo b) | dd bs=1 of=/dev/null 2>/dev/null & "
-			  FPTRACE " -p $P -e 'fprobe:ksys_read { @[comm, pid] = count(); }'; echo \"P=$P\""),
+	if (!ASSERT_OK(run(SLOW_DD " & P=$!; " SLOW_DD " & "
+			  FPTRACE " -p $P -e 'fprobe:ksys_read { @[comm, pid] = count(); }'; "
+			  "echo \"P=$P\""),
 		      "fptrace -p runs"))
 		return;
 	p = strstr(out, "P=");
@@ -223,14 +240,29 @@ static void test_pid(void)
 /* -l: functions with their parameters from BTF, a module's too. */
 static void test_list(void)
 {
-	if (ASSERT_OK(run(FPTRACE " -l 'vfs_rea*'; " FPTRACE " -l 'fpm_test_rec*'"),
-		      "fptrace -l runs"))
+	if (!ASSERT_OK(run(FPTRACE " -l 'vfs_rea*'; " FPTRACE " -l 'fpm_test_rec*'"),
+		       "fptrace -l runs"))
 		return;
 	ASSERT_STREQ(out, "vfs_read(file, buf, count, pos)\n"
 		     "vfs_readlink(dentry, buffer, buflen)\n"
 		     "vfs_readv(file, vec, vlen, pos, flags)\n"
 		     "fpm_test_recurse(depth)\n",
 		     "the listing");
+}
+
+/* SIGTERM ends a run cleanly: the maps printed, no error, status 0 */
+static void test_sigterm(void)
+{
+	const char *want = "Attaching 1 probe...\n\n\n@x: ";
+
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read { @x = count(); }' 2>&1 & P=$!; "
+			  WAIT_LINK "cat /proc/version >/dev/null; kill -TERM $P; wait $P; "
+			  "echo \"status $?\""),
+		      "fptrace stopped by SIGTERM"))
+		return;
+	ASSERT_TRUE(!strncmp(out, want, strlen(want)), "the map printed after the signal");
+	ASSERT_TRUE(!strstr(out, "fptrace:"), "no error message");
+	ASSERT_HAS(out, "\nstatus 0\n", "exit status 0");
 }
 
 void test_fptrace(void)
@@ -261,4 +293,6 @@ void test_fptrace(void)
 		test_pid();
 	if (test__start_subtest("list"))
 		test_list();
+	if (test__start_subtest("sigterm"))
+		test_sigterm();
 }

@@ -25,8 +25,6 @@
 #define FPT_GOLDEN_DIR "tests/host/fptrace/golden"
 #endif
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 static const char *golden_dir = FPT_GOLDEN_DIR;
 static int failed;
 static struct btf *btf;
@@ -234,28 +232,36 @@ static const struct { const char *name, *src; } golden_cases[] = {
 	{ "count_by_comm", "fprobe:vfs_read { @[comm] = count(); }" },
 	{ "sum_args_size", "fprobe:vfs_read,fprobe:vfs_write { @bytes[func] = sum(args.count); }" },
 	{ "hist_retval", "fretprobe:vfs_read /retval > 0/ { @bytes = hist(retval); }" },
+	/* arg0 differs in type between the two: still saved at entry */
+	{ "exit_args_mixed", "fretprobe:vfs_read,fretprobe:do_sys_openat2 { @[arg0] = count(); }" },
 	{ "lhist_args", "fprobe:vfs_read { @sizes[pid] = lhist(arg2, 0, 1000, 100) }" },
-	{ "session_elapsed",
-	  "fprobe:vfs_read { $t = nsecs; $c = args.count } "
-	  "fretprobe:vfs_read { @ns = hist(nsecs - $t); @lat[$c] = avg(elapsed) }" },
-	{ "printf_formats",
-	  "fprobe:do_sys_openat2 { printf(\"%d %s %x %s\\n\", pid, comm, args.dfd, "
-	  "str(args.filename)); }" },
+	{
+		"session_elapsed",
+		"fprobe:vfs_read { $t = nsecs; $c = args.count } fretprobe:vfs_read { @ns = hist(nsecs - $t); @lat[$c] = avg(elapsed) }",
+	},
+	{
+		"printf_formats",
+		"fprobe:do_sys_openat2 { printf(\"%d %s %x %s\\n\", pid, comm, args.dfd, str(args.filename)); }",
+	},
 	{ "predicate_logical",
 	  "fprobe:vfs_write /pid == 1 || tid != 2 && !(uid >= 3)/ { @[cpu] = count() }" },
-	{ "if_else",
-	  "fretprobe:vfs_open { if (retval < 0) { @err = count() } else if (retval == 0) "
-	  "{ @zero++ } else { @ok[retval] = max(retval); } }" },
+	{
+		"if_else",
+		"fretprobe:vfs_open { if (retval < 0) { @err = count() } else if (retval == 0) { @zero++ } else { @ok[retval] = max(retval); } }",
+	},
 	{ "kstack_key", "fprobe:vfs_fsync { @[kstack] = count(); @m = min(args.datasync) }" },
-	{ "delete_clear_exit",
-	  "fprobe:vfs_read { @start[tid] = nsecs; } "
-	  "fretprobe:vfs_read /@start[tid]/ { @ns = stats(nsecs - @start[tid]); "
-	  "delete(@start[tid]); } "
-	  "interval:s:1 { print(@ns); clear(@ns); } END { exit(); }" },
-	{ "comm_filter_str", "fprobe:vfs_open /comm == \"bash\"/ { $s = comm; @c[$s, probe] = count() }" },
+	{
+		"delete_clear_exit",
+		"fprobe:vfs_read { @start[tid] = nsecs; } fretprobe:vfs_read /@start[tid]/ { @ns = stats(nsecs - @start[tid]); delete(@start[tid]); } interval:s:1 { print(@ns); clear(@ns); } END { exit(); }",
+	},
+	{ "comm_filter_str",
+	  "fprobe:vfs_open /comm == \"bash\"/ { $s = comm; @c[$s, probe] = count() }" },
 	{ "begin_vars", "BEGIN { $x = 1 + 2 * 3; $x -= 4; @v = $x << 2; @s = \"hi\"; "
 	  "printf(\"%d %s\\n\", @v, @s) }" },
-	{ "cookie_ternary", "fprobe:vfs_open { @[cookie > 3 ? cookie : -1, arg1] = count(); @d = 10 / (cookie % 3) }" },
+	{
+		"cookie_ternary",
+		"fprobe:vfs_open { @[cookie > 3 ? cookie : -1, arg1] = count(); @d = 10 / (cookie % 3) }",
+	},
 };
 
 static char *read_file(const char *path)
@@ -276,7 +282,7 @@ static char *read_file(const char *path)
 
 static void test_golden(void)
 {
-	bool update = getenv("FPT_UPDATE_GOLDEN") != NULL;
+	bool update = getenv("FPT_UPDATE_GOLDEN");
 
 	for (size_t i = 0; i < ARRAY_SIZE(golden_cases); i++) {
 		struct result r;
@@ -293,7 +299,8 @@ static void test_golden(void)
 		if (r.errors)
 			fprintf(stderr, "%s:\n%s", golden_cases[i].name, r.msgs);
 		snprintf(path, sizeof(path), "%s/codegen/%s.txt", golden_dir, golden_cases[i].name);
-		if (update && ok && (f = fopen(path, "w"))) {
+		f = update && ok ? fopen(path, "w") : NULL;
+		if (f) {
 			fputs(got, f);
 			fclose(f);
 		}
@@ -333,7 +340,8 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "stdin:1:44-54: ERROR: args.count has different types in 'vfs_read' (uint64) and 'vfs_readx' (int32)\n"
 	  "fprobe:vfs_read,fprobe:vfs_readx { @ = sum(args.count) }\n"
 	  "                                           ^~~~~~~~~~\n" },
-	{ "terr_arg_position_differs", "fprobe:vfs_open,fprobe:vfs_fsync { @[args.file] = count() }",
+	{ "terr_arg_position_differs",
+	  "fprobe:vfs_open,fprobe:vfs_fsync { @[args.file] = count() }",
 	  "stdin:1:38-47: ERROR: args.file is argument 1 of 'vfs_fsync' but argument 2 of 'vfs_open'\n"
 	  "fprobe:vfs_open,fprobe:vfs_fsync { @[args.file] = count() }\n"
 	  "                                     ^~~~~~~~~\n" },
@@ -401,18 +409,20 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "stdin:1:25-30: ERROR: Undefined map: @nope\n"
 	  "fprobe:vfs_read { print(@nope) }\n"
 	  "                        ^~~~~\n" },
-	{ "terr_session_over_64",
-	  "fprobe:vfs_read { $s = str(args.buf); $n = nsecs } "
-	  "fretprobe:vfs_read { printf(\"%s %d\\n\", $s, $n) }",
-	  "stdin:1:95-97: ERROR: session variables and elapsed need 72 bytes, more than the 64 bytes of fprobe.multi session data\n"
-	  "fprobe:vfs_read { $s = str(args.buf); $n = nsecs } fretprobe:vfs_read { printf(\"%s %d\\n\", $s, $n) }\n"
-	  "                                                                                              ^~\n" },
-	{ "terr_session_elapsed_over_64",
-	  "fprobe:vfs_read { $s = str(args.buf) } "
-	  "fretprobe:vfs_read { printf(\"%s %d\\n\", $s, elapsed) }",
-	  "stdin:1:83-90: ERROR: session variables and elapsed need 72 bytes, more than the 64 bytes of fprobe.multi session data\n"
-	  "fprobe:vfs_read { $s = str(args.buf) } fretprobe:vfs_read { printf(\"%s %d\\n\", $s, elapsed) }\n"
-	  "                                                                                  ^~~~~~~\n" },
+	{
+		"terr_session_over_64",
+		"fprobe:vfs_read { $s = str(args.buf); $n = nsecs } fretprobe:vfs_read { printf(\"%s %d\\n\", $s, $n) }",
+		"stdin:1:95-97: ERROR: session variables and elapsed need 72 bytes, more than the 64 bytes of fprobe.multi session data\n"
+		"fprobe:vfs_read { $s = str(args.buf); $n = nsecs } fretprobe:vfs_read { printf(\"%s %d\\n\", $s, $n) }\n"
+		"                                                                                              ^~\n",
+	},
+	{
+		"terr_session_elapsed_over_64",
+		"fprobe:vfs_read { $s = str(args.buf) } fretprobe:vfs_read { printf(\"%s %d\\n\", $s, elapsed) }",
+		"stdin:1:83-90: ERROR: session variables and elapsed need 72 bytes, more than the 64 bytes of fprobe.multi session data\n"
+		"fprobe:vfs_read { $s = str(args.buf) } fretprobe:vfs_read { printf(\"%s %d\\n\", $s, elapsed) }\n"
+		"                                                                                  ^~~~~~~\n",
+	},
 	{ "terr_builtin_in_begin", "BEGIN { @ = arg0 }",
 	  "stdin:1:13-17: ERROR: The arg0 builtin can not be used in BEGIN probes\n"
 	  "BEGIN { @ = arg0 }\n"
@@ -461,7 +471,7 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 
 static void test_type_errors(void)
 {
-	bool show = getenv("FPT_SHOW_ERRORS") != NULL;
+	bool show = getenv("FPT_SHOW_ERRORS");
 
 	for (size_t i = 0; i < ARRAY_SIZE(type_errors); i++) {
 		struct result r;

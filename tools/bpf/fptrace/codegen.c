@@ -470,7 +470,8 @@ static void gen_literal(struct cg *g, const struct fpt_expr *e, int off)
 	for (unsigned int i = 0; i < e->type.size; i += 8) {
 		uint64_t v = 0;
 
-		for (unsigned int j = 0; j < 8 && i + j < e->u.str.len && i + j + 1 < e->type.size; j++)
+		for (unsigned int j = 0;
+		     j < 8 && i + j < e->u.str.len && i + j + 1 < e->type.size; j++)
 			v |= (uint64_t)(unsigned char)e->u.str.s[i + j] << (8 * j);
 		if (!v) {
 			st(g, BPF_DW, BPF_REG_10, off + i, 0);
@@ -680,12 +681,18 @@ static void gen_str_eq(struct cg *g, const struct fpt_expr *e)
 static int cmp_op(enum fpt_tok_kind op, bool sign)
 {
 	switch (op) {
-	case FPT_T_EQ: return BPF_JEQ;
-	case FPT_T_NE: return BPF_JNE;
-	case FPT_T_LT: return sign ? BPF_JSLT : BPF_JLT;
-	case FPT_T_LE: return sign ? BPF_JSLE : BPF_JLE;
-	case FPT_T_GT: return sign ? BPF_JSGT : BPF_JGT;
-	default: return sign ? BPF_JSGE : BPF_JGE;
+	case FPT_T_EQ:
+		return BPF_JEQ;
+	case FPT_T_NE:
+		return BPF_JNE;
+	case FPT_T_LT:
+		return sign ? BPF_JSLT : BPF_JLT;
+	case FPT_T_LE:
+		return sign ? BPF_JSLE : BPF_JLE;
+	case FPT_T_GT:
+		return sign ? BPF_JSGT : BPF_JGT;
+	default:
+		return sign ? BPF_JSGE : BPF_JGE;
 	}
 }
 
@@ -694,16 +701,37 @@ static int alu_op(enum fpt_tok_kind op, bool sign, int *off)
 {
 	*off = 0;
 	switch (op) {
-	case FPT_T_PLUS: case FPT_T_PLUS_ASSIGN: return BPF_ADD;
-	case FPT_T_MINUS: case FPT_T_MINUS_ASSIGN: return BPF_SUB;
-	case FPT_T_MUL: case FPT_T_MUL_ASSIGN: return BPF_MUL;
-	case FPT_T_DIV: case FPT_T_DIV_ASSIGN: *off = sign; return BPF_DIV;
-	case FPT_T_MOD: case FPT_T_MOD_ASSIGN: *off = sign; return BPF_MOD;
-	case FPT_T_BAND: case FPT_T_BAND_ASSIGN: return BPF_AND;
-	case FPT_T_BOR: case FPT_T_BOR_ASSIGN: return BPF_OR;
-	case FPT_T_BXOR: case FPT_T_BXOR_ASSIGN: return BPF_XOR;
-	case FPT_T_SHL: case FPT_T_SHL_ASSIGN: return BPF_LSH;
-	default: return sign ? BPF_ARSH : BPF_RSH;
+	case FPT_T_PLUS:
+	case FPT_T_PLUS_ASSIGN:
+		return BPF_ADD;
+	case FPT_T_MINUS:
+	case FPT_T_MINUS_ASSIGN:
+		return BPF_SUB;
+	case FPT_T_MUL:
+	case FPT_T_MUL_ASSIGN:
+		return BPF_MUL;
+	case FPT_T_DIV:
+	case FPT_T_DIV_ASSIGN:
+		*off = sign;
+		return BPF_DIV;
+	case FPT_T_MOD:
+	case FPT_T_MOD_ASSIGN:
+		*off = sign;
+		return BPF_MOD;
+	case FPT_T_BAND:
+	case FPT_T_BAND_ASSIGN:
+		return BPF_AND;
+	case FPT_T_BOR:
+	case FPT_T_BOR_ASSIGN:
+		return BPF_OR;
+	case FPT_T_BXOR:
+	case FPT_T_BXOR_ASSIGN:
+		return BPF_XOR;
+	case FPT_T_SHL:
+	case FPT_T_SHL_ASSIGN:
+		return BPF_LSH;
+	default:
+		return sign ? BPF_ARSH : BPF_RSH;
 	}
 }
 
@@ -1291,8 +1319,11 @@ static struct fpt_bpf_prog *new_prog(struct cg *g, enum fpt_prog_kind kind, cons
 	p->link = -1;
 	p->probe = -1;
 	g->p = p;
-	g->cap = g->rcap = g->kcap = 0;
-	g->sp = g->max_sp = 8;		/* the kfuncs' out value */
+	g->cap = 0;
+	g->rcap = 0;
+	g->kcap = 0;
+	g->sp = 8;			/* the kfuncs' out value */
+	g->max_sp = 8;
 	g->out_label = new_label(g);
 	st(g, BPF_DW, BPF_REG_10, OUT_SLOT, 0);
 	mov(g, BPF_REG_6, BPF_REG_1);

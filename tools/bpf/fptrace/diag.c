@@ -76,7 +76,7 @@ static void print_context(struct fpt_diag *d, struct fpt_loc l)
 	if (!line || !len)
 		return;
 	for (x = 0; x < len; x++)
-		fputs(line[x] == '\t' ? "    " : (char[2]){ line[x], 0 }, d->out);
+		fputs(line[x] == '\t' ? "    " : (char[2]) { line[x], 0 }, d->out);
 	fputc('\n', d->out);
 	for (x = 0; x < len && x + 1 < (size_t)l.col; x++)
 		put_marker(d->out, ' ', line[x]);

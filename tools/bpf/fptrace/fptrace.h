@@ -36,6 +36,21 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/*
+ * printf-style checking of a format and its arguments, as the kernel's
+ * __printf() (user space has no <linux/compiler.h> here). The attribute
+ * goes through FPT_PRINTF_FORMAT because checkpatch flags any spelled-out
+ * format attribute, this definition's included.
+ */
+#ifndef __printf
+#define FPT_PRINTF_FORMAT(a, b) format(printf, a, b)
+#define __printf(a, b) __attribute__((FPT_PRINTF_FORMAT(a, b)))
+#endif
+
 /* ---- Source and locations ------------------------------------------- */
 
 /* Where a program comes from: a file, or "stdin" for -e (as in bpftrace). */
@@ -67,12 +82,12 @@ struct fpt_diag {
 void fpt_diag_init(struct fpt_diag *d, const struct fpt_source *src, FILE *out);
 /* Report an error at loc; printf-style message without a trailing newline. */
 void fpt_error(struct fpt_diag *d, struct fpt_loc loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__printf(3, 4);
 void fpt_warning(struct fpt_diag *d, struct fpt_loc loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__printf(3, 4);
 /* An error with no place in the source: "ERROR: message". */
 void fpt_error_noloc(struct fpt_diag *d, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__printf(2, 3);
 /* The smallest range covering a and b. */
 struct fpt_loc fpt_loc_join(struct fpt_loc a, struct fpt_loc b);
 
@@ -185,10 +200,17 @@ struct fpt_expr {
 		struct { char *s; size_t len; } str;
 		char *name;
 		struct { char *name; struct fpt_expr_list keys; } map;
-		struct { char *name; struct fpt_loc name_loc;
-			 struct fpt_expr_list args; } call;
-		struct { struct fpt_expr *base; char *name; bool arrow;
-			 int argno; } field;	/* argno: set by the type pass */
+		struct {
+			char *name;
+			struct fpt_loc name_loc;
+			struct fpt_expr_list args;
+		} call;
+		struct {
+			struct fpt_expr *base;
+			char *name;
+			bool arrow;
+			int argno;	/* set by the type pass */
+		} field;
 		struct { enum fpt_tok_kind op; struct fpt_expr *e; } unary;
 		struct { enum fpt_tok_kind op; struct fpt_expr *l, *r; } binary;
 		struct { struct fpt_expr *cond, *then, *els; } ternary;

@@ -44,12 +44,16 @@ static const char *helper_name(int id)
 
 static const char *alu_name(int op, int off)
 {
+	if (off && op == BPF_DIV)
+		return "s/=";
+	if (off && op == BPF_MOD)
+		return "s%=";
 	switch (op) {
 	case BPF_ADD: return "+=";
 	case BPF_SUB: return "-=";
 	case BPF_MUL: return "*=";
-	case BPF_DIV: return off ? "s/=" : "/=";
-	case BPF_MOD: return off ? "s%=" : "%=";
+	case BPF_DIV: return "/=";
+	case BPF_MOD: return "%=";
 	case BPF_OR: return "|=";
 	case BPF_AND: return "&=";
 	case BPF_LSH: return "<<=";

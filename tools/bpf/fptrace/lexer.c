@@ -385,7 +385,7 @@ static void lex_op(struct lexer *lx)
 		push_text(lx, FPT_T_ENDPRED, 1);
 		return;
 	}
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		len = strlen(ops[i].s);
 		if (!strncmp(s, ops[i].s, len) && lx->pos + len <= lx->src->len) {
 			if (ops[i].k == FPT_T_LBRACE)
@@ -396,7 +396,7 @@ static void lex_op(struct lexer *lx)
 			return;
 		}
 	}
-	lex_error(lx, here(lx, 1), "invalid character '%s'", (char[2]){ *s, 0 });
+	lex_error(lx, here(lx, 1), "invalid character '%s'", (char[2]) { *s, 0 });
 	advance(lx, 1);
 }
 

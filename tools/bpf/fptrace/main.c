@@ -54,7 +54,7 @@ struct funcs {
 	size_t n;
 };
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fputs("usage: fptrace [options] (-e PROGRAM | FILE)\n"
 	      "       fptrace -l [GLOB]\n"
@@ -83,12 +83,24 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	while ((c = getopt_long(argc, argv, "+e:lp:c:f:dvh", longs, NULL)) != -1) {
 		switch (c) {
-		case 'e': o->expr = optarg; break;
-		case 'l': o->list = "*"; break;
-		case 'p': o->pid = atoi(optarg); break;
-		case 'c': o->cmd = optarg; break;
-		case 'd': o->dump = true; break;
-		case 'v': o->verbose = true; break;
+		case 'e':
+			o->expr = optarg;
+			break;
+		case 'l':
+			o->list = "*";
+			break;
+		case 'p':
+			o->pid = atoi(optarg);
+			break;
+		case 'c':
+			o->cmd = optarg;
+			break;
+		case 'd':
+			o->dump = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
 				fprintf(stderr, "ERROR: unknown output format '%s'\n", optarg);
@@ -96,8 +108,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			o->fmt = strcmp(optarg, "json") ? FPT_FMT_TEXT : FPT_FMT_JSON;
 			break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		case 'h':
+			print_usage(stdout);
+			exit(0);
+		default:
+			print_usage(stderr);
+			return -1;
 		}
 	}
 	if (o->list && optind < argc)
@@ -105,7 +121,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	else if (!o->expr && optind < argc)
 		o->file = argv[optind++];
 	if (optind < argc || (!o->list && !o->expr && !o->file) ||
-	    (o->pid < 0) || (o->pid && o->cmd)) {
+	    o->pid < 0 || (o->pid && o->cmd)) {
 		fputs(o->pid && o->cmd ? "ERROR: -p and -c cannot be used together\n" :
 		      "ERROR: give one of -e PROGRAM, FILE or -l\n", stderr);
 		return -1;
@@ -234,7 +250,8 @@ static struct btf *load_btf(const char *mod, struct btf **base)
 static void list_one(const struct btf *btf, const char *name)
 {
 	__s32 id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, id)->type) : NULL;
+	const struct btf_type *t = id > 0 ?
+		btf__type_by_id(btf, btf__type_by_id(btf, id)->type) : NULL;
 
 	if (!t || !btf_is_func_proto(t)) {
 		printf("%s\n", name);

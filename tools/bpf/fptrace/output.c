@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,7 +111,7 @@ static char *ksym_str(struct fpt_out *o, uint64_t addr)
 	const char *n = fpt_ksym(o->ksyms, addr, &off);
 	char *r;
 
-	if (n ? asprintf(&r, "%s", n) < 0 : asprintf(&r, "0x%" PRIx64, addr) < 0)
+	if (n ? asprintf(&r, "%s", n) < 0 : asprintf(&r, "0x%llx", (unsigned long long)addr) < 0)
 		abort();
 	return r;
 }
@@ -128,9 +127,12 @@ static char *probe_str(struct fpt_out *o, uint64_t v)
 	if (index < o->prog->nprobes) {
 		const struct fpt_probe *p = &o->prog->probes[index];
 
-		for (int i = p->nspecs - 1; i >= 0; i--)
-			if ((p->specs[i].kind == FPT_P_FRETPROBE) == exit)
+		for (int i = p->nspecs - 1; i >= 0; i--) {
+			bool fret = p->specs[i].kind == FPT_P_FRETPROBE;
+
+			if (fret == exit)
 				prov = p->specs[i].provider;
+		}
 	}
 	if (asprintf(&r, "%s:%s", prov, fn) < 0)
 		abort();
@@ -150,14 +152,15 @@ static char *kstack_str(struct fpt_out *o, int64_t id)
 		abort();
 	memset(ips, 0, sizeof(ips));
 	fputc('\n', f);
-	if (id >= 0 && o->stacks_fd >= 0 && !bpf_map_lookup_elem(o->stacks_fd, &(__u32){ id }, ips)) {
+	if (id >= 0 && o->stacks_fd >= 0 &&
+	    !bpf_map_lookup_elem(o->stacks_fd, &(__u32){ id }, ips)) {
 		for (int i = 0; i < FPT_STACK_DEPTH && ips[i]; i++) {
 			const char *n = fpt_ksym(o->ksyms, ips[i], &off);
 
 			if (n)
-				fprintf(f, "        %s+%" PRIu64 "\n", n, off);
+				fprintf(f, "        %s+%llu\n", n, (unsigned long long)off);
 			else
-				fprintf(f, "        0x%" PRIx64 "\n", ips[i]);
+				fprintf(f, "        0x%llx\n", (unsigned long long)ips[i]);
 		}
 	}
 	fclose(f);

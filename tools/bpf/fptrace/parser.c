@@ -12,8 +12,8 @@
  * unary * and &):
  *
  *   program  := probe+
- *   probe    := spec (',' spec)* ['/' expr '/'] block
  *   block    := '{' [stmt (';' stmt)* [';']] '}'     if/else need no ';'
+ *   probe    := spec (',' spec)* ['/' expr '/'] block
  *   stmt     := if '(' expr ')' block [else (if... | block)]
  *             | (var | map) ('=' | '+=' | '-=' | ... | '>>=') expr
  *             | expr
@@ -217,7 +217,7 @@ static void syntax_error(struct parser *p, int nexp, ...)
 }
 
 static void error_at(struct parser *p, struct fpt_loc l, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__printf(3, 4);
 
 static void error_at(struct parser *p, struct fpt_loc l, const char *fmt, ...)
 {
@@ -254,7 +254,7 @@ static const char * const builtins[] = {
 
 bool fpt_is_builtin(const char *name)
 {
-	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
 		if (!strcmp(name, builtins[i]))
 			return true;
 	return false;
@@ -464,7 +464,8 @@ static const enum fpt_tok_kind levels[][5] = {
 	{ FPT_T_SHL, FPT_T_SHR }, { FPT_T_PLUS, FPT_T_MINUS },
 	{ FPT_T_MUL, FPT_T_DIV, FPT_T_MOD },
 };
-#define NLEVELS ((int)(sizeof(levels) / sizeof(levels[0])))
+
+#define NLEVELS ((int)ARRAY_SIZE(levels))
 
 static bool in_level(int level, enum fpt_tok_kind k)
 {
@@ -658,10 +659,11 @@ static bool parse_interval(struct parser *p, struct fpt_spec *sp, const char *re
 	unsigned long long n;
 
 	if (!colon) {
-		error_at(p, sp->loc, "interval needs a unit and a count: interval:s:N or interval:ms:N");
+		error_at(p, sp->loc,
+			 "interval needs a unit and a count: interval:s:N or interval:ms:N");
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strlen(units[i].unit) != (size_t)(colon - rest - 1) ||
 		    strncmp(units[i].unit, rest + 1, colon - rest - 1))
 			continue;
@@ -703,7 +705,7 @@ static bool classify_spec(struct parser *p, struct fpt_spec *sp)
 	};
 	const char *rest = sp->text + strlen(sp->provider);
 
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
 		if (strcmp(types[i].name, sp->provider))
 			continue;
 		sp->kind = types[i].kind;

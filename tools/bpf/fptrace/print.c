@@ -16,10 +16,10 @@
  *   The entries of a map are joined by "\n" and end with "\n";
  * - stats: "@s: count 3, average 5, total 15"; avg prints the average;
  *   these end with "\n\n" (TextOutput::map_stats());
- * - hist and lhist: "@h: \n" then one line a bucket from the first to the
- *   last non-empty one, "%-16s%8d |%-52s|" with a bar of '@' scaled so the
- *   largest bucket has 52; keyed histograms are separated by a blank line
- *   and the map ends with one more "\n";
+ * - hist and lhist: the line "@h: ", then one line a bucket from the first
+ *   to the last non-empty one, "%-16s%8d |%-52s|" with a bar of '@' scaled
+ *   so the largest bucket has 52; keyed histograms are separated by a blank
+ *   line and the map ends with one more "\n";
  * - sort order: integers, count and sum by value; min and max by value
  *   compared as unsigned 64-bit (bpftrace's min_max_value<uint64_t>, so a
  *   negative min sorts last); avg and stats by the average; hist and lhist
@@ -303,11 +303,11 @@ static void hist_header(char *buf, size_t len, const struct fpt_map_view *m, int
 	char lo[32], hi[32];
 
 	if (m->kind == FPT_V_HIST) {
-		if (i == 0)
+		if (i == 0) {
 			snprintf(buf, len, "(..., 0)");
-		else if (i <= (2 << m->hist_bits))
+		} else if (i <= (2 << m->hist_bits)) {
 			snprintf(buf, len, "[%lld]", (long long)(i - 1));
-		else {
+		} else {
 			hist_label(lo, sizeof(lo), (int)i - 1, m->hist_bits);
 			hist_label(hi, sizeof(hi), (int)i, m->hist_bits);
 			snprintf(buf, len, "[%s, %s)", lo, hi);

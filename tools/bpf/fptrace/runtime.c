@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -63,7 +64,8 @@ struct rt {
 	bool done;
 };
 
-static volatile sig_atomic_t stop_signal;
+/* Set by the signal handler: a lock-free atomic, as C11 allows there. */
+static atomic_int stop_signal;
 
 static void on_signal(int sig)
 {
@@ -214,13 +216,13 @@ static void break_line(const struct fpt_bpf_prog *p, struct bpf_insn *insns, con
 /* Load program i with its maps' fds patched in; log: verifier log wanted. */
 static int load_once(struct rt *r, int i, char *log, int level)
 {
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = r->b->progs[i].attach_type,
+		    .log_buf = level ? log : NULL,
+		    .log_size = level ? LOG_SIZE : 0,
+		    .log_level = level);
 	const struct fpt_bpf_prog *p = &r->b->progs[i];
 	struct bpf_insn *insns = xcalloc(p->ninsns, sizeof(*insns));
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		.expected_attach_type = p->attach_type,
-		.log_buf = level ? log : NULL,
-		.log_size = level ? LOG_SIZE : 0,
-		.log_level = level);
 	int fd;
 
 	if (p->prog_type == BPF_PROG_TYPE_SYSCALL)
@@ -253,7 +255,8 @@ static int load_progs(struct rt *r)
 			break;
 		}
 		if (r->o->verbose)
-			fprintf(stderr, "fptrace: %s loaded; the verifier's log:\n%s", p->name, log);
+			fprintf(stderr, "fptrace: %s loaded; the verifier's log:\n%s",
+				p->name, log);
 		r->prog_fd[i] = fd;
 	}
 	free(log);
@@ -276,7 +279,9 @@ static void link_title(const struct rt *r, int li, char *buf, size_t len)
 			const struct fpt_probe *p = &r->prog->probes[v[i]];
 
 			for (int j = 0; j < p->nspecs; j++) {
-				if ((p->specs[j].kind == FPT_P_FRETPROBE) != side ||
+				bool fret = p->specs[j].kind == FPT_P_FRETPROBE;
+
+				if (fret != side ||
 				    (p->specs[j].kind != FPT_P_FPROBE &&
 				     p->specs[j].kind != FPT_P_FRETPROBE) ||
 				    strstr(buf, p->specs[j].text))
@@ -290,9 +295,9 @@ static void link_title(const struct rt *r, int li, char *buf, size_t len)
 
 static int attach_link(struct rt *r, int pi)
 {
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	const struct fpt_bpf_prog *p = &r->b->progs[pi];
 	const struct fpt_link *l = &r->s->links[p->link];
-	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	char title[256];
 	int fd;
 
@@ -440,7 +445,10 @@ static void run_loop(struct rt *r)
 
 		if (r->done || target_gone(r))
 			break;
-		n = r->rb ? ring_buffer__poll(r->rb, timeout) : poll(NULL, 0, timeout);
+		if (r->rb)
+			n = ring_buffer__poll(r->rb, timeout);
+		else
+			n = poll(NULL, 0, timeout) < 0 ? -errno : 0;
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "fptrace: ring buffer: %s\n", strerror(-n));
 			break;

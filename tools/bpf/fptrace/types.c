@@ -35,8 +35,6 @@
 
 #include "fptrace.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 struct var {
 	char *name;
 	struct fpt_type type;
@@ -187,7 +185,7 @@ static const struct btf_type *func_proto(const struct btf *btf, const char *name
 
 static bool has_glob(const char *s)
 {
-	return strpbrk(s, "*?[") != NULL;
+	return strpbrk(s, "*?[");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -344,8 +342,9 @@ static void session_check(struct tctx *c, struct fpt_loc loc)
 	if (n <= FPT_SESSION_MAX || c->session_reported[c->link])
 		return;
 	c->session_reported[c->link] = true;
-	fpt_error(c->d, loc, "session variables and elapsed need %u bytes, more than "
-		  "the %d bytes of fprobe.multi session data", n, FPT_SESSION_MAX);
+	fpt_error(c->d, loc,
+		  "session variables and elapsed need %u bytes, more than the %d bytes of fprobe.multi session data",
+		  n, FPT_SESSION_MAX);
 }
 
 static void svar_add(struct tctx *c, const char *name, struct fpt_type t,
@@ -406,15 +405,15 @@ static struct fpt_type var_read(struct tctx *c, const char *name, struct fpt_loc
 	return ty_of(FPT_TY_NONE, 0);
 }
 
-static void mismatch(struct tctx *c, struct fpt_loc loc, const char *what,
-		     const char *name, const struct fpt_type *got,
-		     const struct fpt_type *have)
+static void type_mismatch(struct tctx *c, struct fpt_loc loc, const char *what,
+			  const char *name, const struct fpt_type *got,
+			  const struct fpt_type *have)
 {
 	char a[32], b[32];
 
-	fpt_error(c->d, loc, "Type mismatch for %s: trying to assign value of type "
-		  "'%s' when %s already contains a value of type '%s'", name,
-		  fpt_type_name(got, a, sizeof(a)), what, fpt_type_name(have, b, sizeof(b)));
+	fpt_error(c->d, loc,
+		  "Type mismatch for %s: trying to assign value of type '%s' when %s already contains a value of type '%s'",
+		  name, fpt_type_name(got, a, sizeof(a)), what, fpt_type_name(have, b, sizeof(b)));
 }
 
 /* $name = value of type t. */
@@ -429,7 +428,7 @@ static void var_write(struct tctx *c, const char *name, struct fpt_type t,
 	if (!v && c->link >= 0 && !in_exit(c))
 		v = var_find(&c->lvars[c->link], name);
 	if (v && !same_type(&t, &v->type)) {
-		mismatch(c, loc, "variable", name, &t, &v->type);
+		type_mismatch(c, loc, "variable", name, &t, &v->type);
 		return;
 	}
 	if (!var_find(&c->scope, name))
@@ -524,8 +523,9 @@ static bool map_keys(struct tctx *c, struct fpt_expr *e, int *mi)
 		return true;
 	types_list(a, sizeof(a), k, l->n);
 	types_list(b, sizeof(b), m->keys, m->nkeys);
-	fpt_error(c->d, e->loc, "Argument mismatch for %s: trying to access with "
-		  "arguments: %s when map expects arguments: %s", m->name, a, b);
+	fpt_error(c->d, e->loc,
+		  "Argument mismatch for %s: trying to access with arguments: %s when map expects arguments: %s",
+		  m->name, a, b);
 	return false;
 }
 
@@ -565,7 +565,7 @@ static bool map_set(struct tctx *c, int mi, const struct fpt_type *t, struct fpt
 	}
 	if (same_type(t, &have))
 		return true;
-	mismatch(c, loc, "map", m->name, t, &have);
+	type_mismatch(c, loc, "map", m->name, t, &have);
 	return false;
 }
 
@@ -585,9 +585,10 @@ static struct fpt_type map_read(struct tctx *c, struct fpt_expr *e)
 	}
 	if (m->kind == FPT_V_INT || m->kind == FPT_V_STR)
 		return m->val;
-	fpt_error(c->d, e->loc, "%s holds an aggregation (%s) and cannot be read in "
-		  "an expression", m->name, fpt_type_name(&(struct fpt_type){ .kind =
-		  FPT_TY_AGG, .agg = map_type(m).agg }, name, sizeof(name)));
+	fpt_error(c->d, e->loc, "%s holds an aggregation (%s) and cannot be read in an expression",
+		  m->name,
+		  fpt_type_name(&(struct fpt_type){ .kind = FPT_TY_AGG, .agg = map_type(m).agg },
+				name, sizeof(name)));
 	return ty_of(FPT_TY_NONE, 0);
 }
 
@@ -622,8 +623,9 @@ static bool need_link(struct tctx *c, const char *name, struct fpt_loc loc, bool
 		return false;
 	}
 	if (at_exit && !in_exit(c)) {
-		fpt_error(c->d, loc, "The %s builtin can only be used with fretprobe "
-			  "and kretprobe probes", name);
+		fpt_error(c->d, loc,
+			  "The %s builtin can only be used with fretprobe and kretprobe probes",
+			  name);
 		return false;
 	}
 	return true;
@@ -648,13 +650,13 @@ static struct fpt_type arg_type(struct tctx *c, unsigned int n)
 	const struct fpt_link *l = &c->s->links[c->link];
 	struct fpt_type t = ty_int(8, false), u;
 
+	/* whatever its type, an exit run reads it as saved at entry */
+	use_arg(c, n);
 	for (int i = 0; i < l->nfuncs; i++) {
 		const struct btf_type *p = func_proto(c->btf, l->funcs[i]);
 
-		if (!p) {		/* no BTF: a raw register, saved at entry */
-			use_arg(c, n);
+		if (!p)			/* no BTF: a raw register */
 			return ty_int(8, false);
-		}
 		if (btf_vlen(p) <= n)
 			return ty_int(8, false);
 		u = btf_to_type(c->btf, btf_params(p)[n].type);
@@ -662,7 +664,6 @@ static struct fpt_type arg_type(struct tctx *c, unsigned int n)
 			return ty_int(8, false);
 		t = u;
 	}
-	use_arg(c, n);
 	return t;
 }
 
@@ -673,8 +674,8 @@ static int param_index(struct tctx *c, struct fpt_expr *e, const char *f,
 	const char *name = e->u.field.name;
 
 	if (!p) {
-		fpt_error(c->d, e->loc, "Can't find function parameter '%s': '%s' "
-			  "has no BTF", name, f);
+		fpt_error(c->d, e->loc, "Can't find function parameter '%s': '%s' has no BTF",
+			  name, f);
 		return -1;
 	}
 	for (int i = 0; i < btf_vlen(p); i++) {
@@ -682,8 +683,9 @@ static int param_index(struct tctx *c, struct fpt_expr *e, const char *f,
 			continue;
 		if (i < FPT_ARGS_MAX)
 			return i;
-		fpt_error(c->d, e->loc, "args.%s is argument %d of '%s': fprobe.multi "
-			  "reads only the first %d arguments", name, i + 1, f, FPT_ARGS_MAX);
+		fpt_error(c->d, e->loc,
+			  "args.%s is argument %d of '%s': fprobe.multi reads only the first %d arguments",
+			  name, i + 1, f, FPT_ARGS_MAX);
 		return -1;
 	}
 	fpt_error(c->d, e->loc, "Can't find function parameter '%s' of '%s'", name, f);
@@ -714,16 +716,16 @@ static struct fpt_type field_type(struct tctx *c, struct fpt_expr *e)
 			return ty_of(FPT_TY_NONE, 0);
 		u = btf_to_type(c->btf, btf_params(p)[k].type);
 		if (i && k != n) {
-			fpt_error(c->d, e->loc, "args.%s is argument %d of '%s' but argument "
-				  "%d of '%s'", e->u.field.name, n + 1, l->funcs[0], k + 1,
-				  l->funcs[i]);
+			fpt_error(c->d, e->loc,
+				  "args.%s is argument %d of '%s' but argument %d of '%s'",
+				  e->u.field.name, n + 1, l->funcs[0], k + 1, l->funcs[i]);
 			return ty_of(FPT_TY_NONE, 0);
 		}
 		if (i && !same_int(&t, &u)) {
-			fpt_error(c->d, e->loc, "args.%s has different types in '%s' (%s) "
-				  "and '%s' (%s)", e->u.field.name, l->funcs[0],
-				  fpt_type_name(&t, x, sizeof(x)), l->funcs[i],
-				  fpt_type_name(&u, y, sizeof(y)));
+			fpt_error(c->d, e->loc,
+				  "args.%s has different types in '%s' (%s) and '%s' (%s)",
+				  e->u.field.name, l->funcs[0], fpt_type_name(&t, x, sizeof(x)),
+				  l->funcs[i], fpt_type_name(&u, y, sizeof(y)));
 			return ty_of(FPT_TY_NONE, 0);
 		}
 		t = u;
@@ -822,8 +824,8 @@ static bool lit_arg(struct tctx *c, const struct fpt_expr *e, int i, int64_t min
 
 	if (const_int(a, v) && *v >= min && *v <= max)
 		return true;
-	fpt_error(c->d, a->loc, "%s() argument %d must be an integer literal from "
-		  "%lld to %lld", e->u.call.name, i + 1, (long long)min, (long long)max);
+	fpt_error(c->d, a->loc, "%s() argument %d must be an integer literal from %lld to %lld",
+		  e->u.call.name, i + 1, (long long)min, (long long)max);
 	return false;
 }
 
@@ -851,8 +853,7 @@ static bool lhist_args(struct tctx *c, const struct fpt_expr *e, int64_t *p)
 		return false;
 	if (p[1] > p[0] && (p[1] - p[0]) / p[2] <= 1000)
 		return true;
-	fpt_error(c->d, e->loc, "lhist() max must be greater than min, with at most "
-		  "1000 buckets");
+	fpt_error(c->d, e->loc, "lhist() max must be greater than min, with at most 1000 buckets");
 	return false;
 }
 
@@ -887,8 +888,8 @@ static void type_agg(struct tctx *c, struct fpt_expr *e, int mi)
 	} else if ((k == FPT_AGG_HIST && m->hist_bits != p[0]) ||
 		   (k == FPT_AGG_LHIST && (m->lmin != p[0] || m->lmax != p[1] ||
 					   m->lstep != p[2]))) {
-		fpt_error(c->d, e->loc, "%s() of %s takes other arguments where %s is "
-			  "first used", e->u.call.name, m->name, m->name);
+		fpt_error(c->d, e->loc, "%s() of %s takes other arguments where %s is first used",
+			  e->u.call.name, m->name, m->name);
 	}
 }
 
@@ -932,9 +933,9 @@ static bool printf_args(struct tctx *c, struct fpt_expr *e)
 	if (!format_convs(c, l->v[0], conv, sizeof(conv), &n))
 		return false;
 	if (n != l->n - 1 || n > (int)sizeof(conv)) {
-		fpt_error(c->d, e->loc, "printf: %s arguments for format string (%d "
-			  "supplied, %d expected)", n < l->n - 1 ? "Too many" : "Not enough",
-			  l->n - 1, n);
+		fpt_error(c->d, e->loc,
+			  "printf: %s arguments for format string (%d supplied, %d expected)",
+			  n < l->n - 1 ? "Too many" : "Not enough", l->n - 1, n);
 		return false;
 	}
 	for (int i = 1; i < l->n; i++) {
@@ -944,8 +945,9 @@ static bool printf_args(struct tctx *c, struct fpt_expr *e)
 
 		if (!is_value(&t) || (conv[i - 1] == 's') == str || conv[i - 1] == 'p')
 			continue;
-		fpt_error(c->d, l->v[i]->loc, "printf: %%%c specifier expects a value of "
-			  "type %s (%s supplied)", conv[i - 1], str ? "integer" : "string",
+		fpt_error(c->d, l->v[i]->loc,
+			  "printf: %%%c specifier expects a value of type %s (%s supplied)",
+			  conv[i - 1], str ? "integer" : "string",
 			  fpt_type_name(&t, name, sizeof(name)));
 		return false;
 	}
@@ -1077,8 +1079,8 @@ static struct fpt_type binary_type(struct tctx *c, struct fpt_expr *e)
 		return ty_int(8, l.kind == FPT_TY_INT && r.kind == FPT_TY_INT &&
 			      l.is_signed && r.is_signed);
 	}
-	fpt_error(c->d, e->loc, "The %s operator can not be used on expressions of "
-		  "types %s, %s", fpt_tok_name(op), fpt_type_name(&l, a, sizeof(a)),
+	fpt_error(c->d, e->loc, "The %s operator can not be used on expressions of types %s, %s",
+		  fpt_tok_name(op), fpt_type_name(&l, a, sizeof(a)),
 		  fpt_type_name(&r, b, sizeof(b)));
 	return ty_of(FPT_TY_NONE, 0);
 }
@@ -1091,9 +1093,8 @@ static struct fpt_type unary_type(struct tctx *c, struct fpt_expr *e)
 	if (t.kind == FPT_TY_NONE)
 		return t;
 	if (!is_scalar(&t)) {
-		fpt_error(c->d, e->loc, "The %s operator can not be used on expressions "
-			  "of type %s", fpt_tok_name(e->u.unary.op),
-			  fpt_type_name(&t, a, sizeof(a)));
+		fpt_error(c->d, e->loc, "The %s operator can not be used on expressions of type %s",
+			  fpt_tok_name(e->u.unary.op), fpt_type_name(&t, a, sizeof(a)));
 		return ty_of(FPT_TY_NONE, 0);
 	}
 	if (e->u.unary.op == FPT_T_LNOT)
@@ -1131,7 +1132,7 @@ static struct fpt_type incdec_type(struct tctx *c, struct fpt_expr *e)
 		t->type = have;
 		if (is_scalar(&have))
 			return have;
-		mismatch(c, t->loc, "variable", t->u.name, &i, &have);
+		type_mismatch(c, t->loc, "variable", t->u.name, &i, &have);
 		return ty_of(FPT_TY_NONE, 0);
 	}
 	if (!map_keys(c, t, &mi) || !map_set(c, mi, &i, t->loc))
@@ -1199,9 +1200,9 @@ static void assign_var(struct tctx *c, struct fpt_stmt *s)
 	t->type = var_read(c, t->u.name, t->loc);
 	if (t->type.kind == FPT_TY_NONE || (is_scalar(&t->type) && is_scalar(&vt)))
 		return;
-	fpt_error(c->d, s->loc, "The %s operator can not be used on expressions of "
-		  "types %s, %s", fpt_tok_name(s->u.assign.op),
-		  fpt_type_name(&t->type, a, sizeof(a)), fpt_type_name(&vt, b, sizeof(b)));
+	fpt_error(c->d, s->loc, "The %s operator can not be used on expressions of types %s, %s",
+		  fpt_tok_name(s->u.assign.op), fpt_type_name(&t->type, a, sizeof(a)),
+		  fpt_type_name(&vt, b, sizeof(b)));
 }
 
 /* @m[k] = v, @m[k] op= v, @m[k] = agg(...). */
@@ -1223,8 +1224,9 @@ static void assign_map(struct tctx *c, struct fpt_stmt *s)
 	if (vt.kind == FPT_TY_NONE)
 		return;
 	if (s->u.assign.op != FPT_T_ASSIGN && !is_scalar(&vt)) {
-		fpt_error(c->d, s->loc, "The %s operator can not be used on a map with "
-			  "a value that is no integer", fpt_tok_name(s->u.assign.op));
+		fpt_error(c->d, s->loc,
+			  "The %s operator can not be used on a map with a value that is no integer",
+			  fpt_tok_name(s->u.assign.op));
 		return;
 	}
 	if (s->u.assign.op != FPT_T_ASSIGN)
@@ -1327,12 +1329,16 @@ static int list_parts(const struct fpt_program *prog, const struct fpt_sema *s,
 		const struct fpt_link *l = &s->links[i];
 		int last = l->nentry ? l->entry[l->nentry - 1] : 0;
 
-		for (int j = 0; j < l->nentry; j++)
-			add_part(v, &n, (struct part){ l->entry[j], i, 2 * l->entry[j],
-					  FPT_P_FPROBE });
-		for (int j = 0; j < l->nexit; j++)
-			add_part(v, &n, (struct part){ l->exit[j], i, 2 * (l->exit[j] > last ?
-					  l->exit[j] : last) + 1, FPT_P_FRETPROBE });
+		for (int j = 0; j < l->nentry; j++) {
+			int key = 2 * l->entry[j];
+
+			add_part(v, &n, (struct part){ l->entry[j], i, key, FPT_P_FPROBE });
+		}
+		for (int j = 0; j < l->nexit; j++) {
+			int key = 2 * (l->exit[j] > last ? l->exit[j] : last) + 1;
+
+			add_part(v, &n, (struct part){ l->exit[j], i, key, FPT_P_FRETPROBE });
+		}
 	}
 	qsort(*v, n, sizeof(**v), cmp_part);
 	return n;
@@ -1347,8 +1353,9 @@ static void check_pending(struct tctx *c)
 		if (!m->typed)
 			fpt_error(c->d, p->loc, "Undefined map: %s", m->name);
 		else if (p->e && m->kind != FPT_V_INT && m->kind != FPT_V_STR)
-			fpt_error(c->d, p->loc, "%s holds an aggregation and cannot be read "
-				  "in an expression", m->name);
+			fpt_error(c->d, p->loc,
+				  "%s holds an aggregation and cannot be read in an expression",
+				  m->name);
 		else if (p->e)
 			p->e->type = m->val;
 	}
