@@ -26,7 +26,11 @@
 
 #define FPTRACE	"/bin/fptrace"
 #define RUN	"/sys/kernel/debug/fpm_test/run"
-/* Wait until the tool's link is attached: "Attaching" comes before it */
+/*
+ * Wait until the tool's link is attached: "Attaching" comes before it.
+ * Runs that an interval probe ends give the workload six seconds after
+ * that: the guest runs slower when the host is busy.
+ */
 #define WAIT_LINK	"until /bin/bpftool link show 2>/dev/null | grep -q fprobe; do sleep 0.1; done; "
 #define BAR52	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@"
 
@@ -47,7 +51,7 @@ static void test_count_by_comm(void)
 {
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { "
 			  "@[comm] = count(); "
-			  "} interval:s:2 { exit(); }' & " WAIT_LINK
+			  "} interval:s:6 { exit(); }' & " WAIT_LINK
 			  "dd if=/dev/zero bs=512 count=10 of=/dev/null 2>/dev/null; wait"),
 		      "fptrace count by comm runs"))
 		return;
@@ -87,7 +91,7 @@ static void test_session(void)
 
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $t = arg0; "
 			  "} fretprobe:fpm_test_recurse { @[$t] = count(); @lat = hist(elapsed); "
-			  "} interval:s:3 { exit(); }' & " WAIT_LINK "echo \"call 3\" > " RUN "; "
+			  "} interval:s:6 { exit(); }' & " WAIT_LINK "echo \"call 3\" > " RUN "; "
 			  "cat " RUN "; wait"),
 		      "fptrace session runs"))
 		return;
@@ -171,7 +175,7 @@ static void test_missed(void)
 
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0; "
 			  "} fretprobe:fpm_test_recurse { @n = count(); "
-			  "} interval:s:3 { exit(); }' 2>&1 & "
+			  "} interval:s:6 { exit(); }' 2>&1 & "
 			  WAIT_LINK "echo \"call 400\" > " RUN "; cat " RUN "; "
 			  "/bin/bpftool link show; wait"),
 		      "fptrace with call 400 runs"))

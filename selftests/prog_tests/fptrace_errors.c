@@ -64,6 +64,17 @@ static void check(const struct bad_script *b)
 	ASSERT_STREQ(links, "", "no link left");
 }
 
+/* -p takes the id of a process that exists; anything else is refused */
+static void check_pid(const char *arg, const char *msg)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "timeout 10 /bin/fptrace -p %s -e '%s' 2>&1 >/dev/null",
+		 arg, "fprobe:ksys_read { @ = count(); }");
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 1, "exit status 1");
+	ASSERT_STREQ(out, msg, "the message");
+}
+
 void test_fptrace_errors(void)
 {
 	int i;
@@ -71,4 +82,10 @@ void test_fptrace_errors(void)
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		if (test__start_subtest(bad[i].name))
 			check(&bad[i]);
+	if (test__start_subtest("bad_pid")) {
+		check_pid("abc", "ERROR: -p abc: not a process id\n");
+		check_pid("0", "ERROR: -p 0: not a process id\n");
+		check_pid("12x", "ERROR: -p 12x: not a process id\n");
+		check_pid("4000000", "ERROR: -p 4000000: no such process\n");
+	}
 }

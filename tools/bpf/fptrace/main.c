@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,26 @@ static void print_usage(FILE *f)
 	      "(bpf_link_info.fprobe_multi) are counted on stderr.\n", f);
 }
 
+/* -p's argument: the id of a process that exists */
+static int parse_pid(const char *arg, int *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > INT_MAX) {
+		fprintf(stderr, "ERROR: -p %s: not a process id\n", arg);
+		return -1;
+	}
+	if (kill(v, 0) && errno == ESRCH) {
+		fprintf(stderr, "ERROR: -p %s: no such process\n", arg);
+		return -1;
+	}
+	*pid = v;
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longs[] = {
@@ -90,7 +111,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->list = "*";
 			break;
 		case 'p':
-			o->pid = atoi(optarg);
+			if (parse_pid(optarg, &o->pid))
+				return -1;
 			break;
 		case 'c':
 			o->cmd = optarg;
