@@ -27,39 +27,25 @@ for t in "$TOP"/tests/host/test_*.py; do
 	[ $rc -eq 0 ] || echo "$out"
 done
 
-# C tests print "ok NAME" / "not ok NAME" themselves.
-if [ -x "$U/host/libbpf_fprobe" ]; then
-	crc=0
-	out=$("$U/host/libbpf_fprobe" "$U/host/fprobe_sections.bpf.o" 2>&1) || crc=1
-	echo "$out" | sed -n -E 's/^(ok|not ok) ([A-Za-z0-9_]+)$/\1 host:libbpf_fprobe.\2/p' |
+# C tests print "ok NAME" / "not ok NAME" themselves: run_c NAME ARG...
+# runs $U/host/NAME and reports each case as host:NAME.CASE.
+run_c() {
+	local name=$1 out crc=0
+	shift
+	if [ ! -x "$U/host/$name" ]; then
+		echo "not ok host:$name (not built: $U/host/$name)" | tee -a "$results"
+		rc=1
+		return
+	fi
+	out=$("$U/host/$name" "$@" 2>&1) || crc=1
+	echo "$out" | sed -n -E "s/^(ok|not ok) ([A-Za-z0-9_]+)\$/\1 host:$name.\2/p" |
 		tee -a "$results"
 	[ $crc -eq 0 ] || { echo "$out"; rc=1; }
-else
-	echo "not ok host:libbpf_fprobe (not built: $U/host/libbpf_fprobe)" | tee -a "$results"
-	rc=1
-fi
+}
 
-# fptrace's front end and printing (tests/host/fptrace), with its goldens.
-if [ -x "$U/host/fptrace_unit" ]; then
-	crc=0
-	out=$("$U/host/fptrace_unit" "$TOP/tests/host/fptrace/golden" 2>&1) || crc=1
-	echo "$out" | sed -n -E 's/^(ok|not ok) ([A-Za-z0-9_]+)$/\1 host:fptrace_unit.\2/p' |
-		tee -a "$results"
-	[ $crc -eq 0 ] || { echo "$out"; rc=1; }
-else
-	echo "not ok host:fptrace_unit (not built: $U/host/fptrace_unit)" | tee -a "$results"
-	rc=1
-fi
-
-# fptrace's type pass and code generator, with the golden dumps.
-if [ -x "$U/host/fptrace_codegen" ]; then
-	crc=0
-	out=$("$U/host/fptrace_codegen" "$TOP/tests/host/fptrace/golden" 2>&1) || crc=1
-	echo "$out" | sed -n -E 's/^(ok|not ok) ([A-Za-z0-9_]+)$/\1 host:fptrace_codegen.\2/p' |
-		tee -a "$results"
-	[ $crc -eq 0 ] || { echo "$out"; rc=1; }
-else
-	echo "not ok host:fptrace_codegen (not built: $U/host/fptrace_codegen)" | tee -a "$results"
-	rc=1
-fi
+run_c libbpf_fprobe "$U/host/fprobe_sections.bpf.o"
+# fptrace's front end and printing, then its type pass and code generator,
+# each against the goldens of tests/host/fptrace
+run_c fptrace_unit "$TOP/tests/host/fptrace/golden"
+run_c fptrace_codegen "$TOP/tests/host/fptrace/golden"
 exit $rc
