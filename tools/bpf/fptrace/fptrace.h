@@ -445,7 +445,8 @@ struct fpt_sema {
 
 /*
  * Type prog against the kernel's BTF. funcs (nfuncs names, the runtime's
- * available_filter_functions) is what probe globs match. Fills every
+ * available_filter_functions, sorted by strcmp()) is what probe globs
+ * match. Fills every
  * fpt_expr.type and the argument number of args.NAME (u.field.argno), and
  * gives the links and the maps in *out. Errors go
  * to d; returns their number (*out must still be freed).

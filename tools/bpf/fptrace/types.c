@@ -202,12 +202,26 @@ static void add_name(char ***v, int *n, const char *name)
 	(*v)[(*n)++] = xstrdup(name);
 }
 
-/* Add the functions that spec names to v; false (reported) if none. */
+/*
+ * Add the functions that spec names to v; false (reported) if none. A
+ * name without a glob is looked up by bisection in funcs, which is sorted:
+ * a script may list a thousand names, and comparing each with every
+ * traceable function took most of fptrace's start-up. The scan below
+ * still finds a name that bisection missed.
+ */
 static bool match_spec(struct tctx *c, const struct fpt_spec *sp,
 		       const char *const *funcs, size_t nfuncs, char ***v, int *n)
 {
 	bool glob = has_glob(sp->target), found = false;
+	const char *const *hit;
 
+	if (!glob) {
+		hit = bsearch(&sp->target, funcs, nfuncs, sizeof(*funcs), cmp_str);
+		if (hit) {
+			add_name(v, n, *hit);
+			return true;
+		}
+	}
 	for (size_t i = 0; i < nfuncs; i++) {
 		if (glob ? fnmatch(sp->target, funcs[i], 0) : strcmp(sp->target, funcs[i]))
 			continue;
