@@ -357,6 +357,31 @@ static void test_session_migrate(void)
 		     "no other event, the module's result, no map, no error, status 0");
 }
 
+/*
+ * Histograms without keys (per-CPU arrays of buckets): clear() empties
+ * every bucket of @h, and a bucket that no event reached is not printed.
+ * "call 3" counts depths 3 to 0 in @h and then clears it; "call 2" counts
+ * 2 to 0 only. @e, never cleared, holds all seven calls in its underflow
+ * bucket; @z, never reached, prints nothing, as bpftrace's would not.
+ */
+static void test_clear_hist(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { @h = hist(arg0); "
+			  "@e = lhist(arg0, 100, 200, 10); if (arg0 > 100) { @z = hist(arg0); "
+			  "} if (arg0 == 0 && @cleared == 0) { clear(@h); @cleared = 1; "
+			  "} }' & P=$!; "
+			  WAIT_LINK "echo \"call 3\" > " RUN "; sleep 1; "
+			  "echo \"call 2\" > " RUN "; kill -INT $P; wait $P"),
+		      "fptrace clear() of a hist runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@cleared: 1\n"
+		     "@e:\x20\n(..., 100)             7 |" BAR52 "|\n\n@h:\x20\n"
+		     "[0]                    1 |" BAR52 "|\n"
+		     "[1]                    1 |" BAR52 "|\n"
+		     "[2, 4)                 1 |" BAR52 "|\n\n",
+		     "@h with the second call's depths only, @e with all, no @z");
+}
+
 /* SIGTERM ends a run cleanly: the maps printed, no error, status 0 */
 static void test_sigterm(void)
 {
@@ -406,4 +431,6 @@ void test_fptrace(void)
 		test_session_recursion();
 	if (test__start_subtest("session_migrate"))
 		test_session_migrate();
+	if (test__start_subtest("clear_hist"))
+		test_clear_hist();
 }

@@ -60,11 +60,13 @@
  * BPF_LD_IMM64 with src_reg BPF_PSEUDO_MAP_FD and imm 0, listed in
  * fpt_bpf_prog.relocs for the runtime to patch with the map's fd.
  * Aggregations look the key up; on a miss they insert a zeroed value
- * (BPF_NOEXIST) and look it up again, then update the value of this CPU in
- * place, without atomics. hist() and lhist() compute the bucket as
- * fpt_hist_index() and fpt_lhist_index() do (an unrolled log2 for hist)
- * and count it under the keys followed by the u64 bucket. delete() is
- * bpf_map_delete_elem() (an element of an array is zeroed instead).
+ * (BPF_NOEXIST) and look it up again (arrays: skip the update), then
+ * update the value of this CPU in place, without atomics. hist() and
+ * lhist() compute the bucket as fpt_hist_index() and fpt_lhist_index() do
+ * (an unrolled log2 for hist) and count it under the keys followed by the
+ * u64 bucket, or without keys at the bucket's index in the array. delete()
+ * is bpf_map_delete_elem() (an element of an array is zeroed instead, and
+ * a histogram array is cleared as clear() clears it).
  *
  * Events: printf, print, clear and exit write a record to the ".events"
  * ring buffer with bpf_ringbuf_output(): a u32 event id, 4 bytes of
@@ -956,12 +958,20 @@ static void gen_lhist_index(struct cg *g, const struct fpt_map_info *m)
 	set_label(g, end);
 }
 
-/* r0 = the value of key k in map mi, inserted zeroed if missing; else skip. */
+/*
+ * r0 = the value of key k in map mi, inserted zeroed if missing; else
+ * skip. An array has every element: only an index out of range misses.
+ */
 static void lookup_or_init(struct cg *g, int mi, int k, int skip)
 {
-	int have = new_label(g);
-	int z = stack_take(g, g->s->maps[mi].value_size);
+	int have = new_label(g), z;
 
+	if (is_array(&g->s->maps[mi])) {
+		map_call(g, BPF_FUNC_map_lookup_elem, mi, k, 0, 0);
+		jump_imm(g, BPF_JEQ, BPF_REG_0, 0, skip);
+		return;
+	}
+	z = stack_take(g, g->s->maps[mi].value_size);
 	map_call(g, BPF_FUNC_map_lookup_elem, mi, k, 0, 0);
 	jump_imm(g, BPF_JNE, BPF_REG_0, 0, have);
 	zero(g, BPF_REG_10, z, (g->s->maps[mi].value_size + 7) & ~7u);
@@ -1024,23 +1034,29 @@ static void gen_agg(struct cg *g, const struct fpt_expr *t, const struct fpt_exp
 {
 	int mark = g->sp, mi = map_index(g, t->u.map.name), skip = new_label(g);
 	const struct fpt_map_info *m = &g->s->maps[mi];
+	bool hist = m->kind == FPT_V_HIST || m->kind == FPT_V_LHIST;
 	int v = stack_take(g, 8), k;
 
 	if (call->u.call.args.n) {
 		gen_expr(g, call->u.call.args.v[0]);
 		stx(g, BPF_DW, BPF_REG_10, v, BPF_REG_0);
 	}
-	k = gen_key(g, mi, t);
-	if (m->kind == FPT_V_HIST || m->kind == FPT_V_LHIST) {
+	/* a histogram array's key is the bucket alone, stored below */
+	k = hist && is_array(m) ? stack_take(g, m->key_size) : gen_key(g, mi, t);
+	if (hist) {
 		ldx(g, BPF_DW, BPF_REG_2, BPF_REG_10, v);
 		if (m->kind == FPT_V_HIST)
 			gen_hist_index(g, m->hist_bits);
 		else
 			gen_lhist_index(g, m);
-		stx(g, BPF_DW, BPF_REG_10, k + m->key_size - 8, BPF_REG_0);
+		if (is_array(m))	/* the bucket is the index */
+			stx(g, BPF_W, BPF_REG_10, k, BPF_REG_0);
+		else
+			stx(g, BPF_DW, BPF_REG_10, k + m->key_size - 8, BPF_REG_0);
 	}
 	lookup_or_init(g, mi, k, skip);
-	if (call->u.call.args.n)
+	/* the value, for the aggregations that take it in (not count or a bucket) */
+	if (call->u.call.args.n && !hist)
 		ldx(g, BPF_DW, BPF_REG_2, BPF_REG_10, v);
 	gen_agg_apply(g, m);
 	set_label(g, skip);
@@ -1181,8 +1197,13 @@ static void gen_delete(struct cg *g, const struct fpt_expr *e)
 	const struct fpt_expr *t = e->u.call.args.v[0];
 	int mark = g->sp, mi = map_index(g, t->u.map.name);
 	const struct fpt_map_info *m = &g->s->maps[mi];
-	int k = gen_key(g, mi, t), v;
+	int k, v;
 
+	if (is_array(m) && (m->kind == FPT_V_HIST || m->kind == FPT_V_LHIST)) {
+		gen_map_event(g, e, FPT_EV_CLEAR);
+		return;
+	}
+	k = gen_key(g, mi, t);
 	if (is_array(m)) {
 		v = stack_take(g, m->value_size);
 		zero(g, BPF_REG_10, v, (m->value_size + 7) & ~7u);

@@ -384,7 +384,9 @@ enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS };
  * creates it. Keys are concatenated in key order: an integer (any size,
  * ksym, probe, kstack) takes 8 bytes, a string its buffer size. A map
  * without keys is an array of one element with the u32 key 0. hist and
- * lhist maps add a u64 bucket index after the keys (and are hashes then).
+ * lhist maps add a u64 bucket index after the keys (and are hashes then);
+ * without keys they are an array indexed by the bucket (a u32 key), with
+ * an element for each bucket, so that an event costs no hashing.
  * Values: INT, COUNT, SUM, HIST and LHIST (one bucket) are u64; STR its
  * buffer; MIN and MAX { s64 value; u64 set; } (set is 0 on the CPUs that
  * never wrote: skip them when reducing); AVG and STATS { u64 count; s64

@@ -426,13 +426,29 @@ static size_t view_buckets(const struct reader *r)
 	return (size_t)fpt_lhist_nbuckets(r->m->lmin, r->m->lmax, r->m->lstep);
 }
 
-/* Add a hist or lhist element: its bucket under the entry of its keys. */
+/*
+ * Add a hist or lhist element: its bucket under the entry of its keys.
+ * Without keys the map is an array whose u32 key is the bucket; a bucket
+ * that no event reached is left out there.
+ */
 static void add_bucket(struct reader *r, const uint8_t *key)
 {
-	size_t klen = r->m->key_size - 8, nb = view_buckets(r), i;
-	uint64_t b = u64_at(key, klen), sum = 0;
+	bool array = r->m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	size_t klen = array ? 0 : r->m->key_size - 8, nb = view_buckets(r), i;
+	uint64_t b, sum = 0;
 	struct fpt_entry *e = NULL;
+	uint32_t idx;
 
+	if (array) {
+		memcpy(&idx, key, sizeof(idx));
+		b = idx;
+	} else {
+		b = u64_at(key, klen);
+	}
+	for (int c = 0; c < r->ncpus; c++)
+		sum += u64_at(cpu_val(r, c), 0);
+	if (array && !sum)
+		return;
 	for (i = 0; i < r->view.n; i++)
 		if (!memcmp(r->hkeys[i], key, klen))
 			e = &r->view.entries[i];
@@ -443,8 +459,6 @@ static void add_bucket(struct reader *r, const uint8_t *key)
 		e->keys = decode_keys(r, key);
 		e->v.buckets = own(r, xcalloc(nb, sizeof(uint64_t)));
 	}
-	for (int c = 0; c < r->ncpus; c++)
-		sum += u64_at(cpu_val(r, c), 0);
 	if (b < nb)
 		((uint64_t *)e->v.buckets)[b] += sum;
 }
@@ -516,7 +530,8 @@ void fpt_clear_map(const struct fpt_map_info *m, int fd)
 	void *zero = xcalloc(1, vsize);
 
 	if (m->bpf_type == BPF_MAP_TYPE_ARRAY || m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY) {
-		bpf_map_update_elem(fd, &(__u32){ 0 }, zero, BPF_ANY);
+		for (__u32 i = 0; i < m->max_entries; i++)
+			bpf_map_update_elem(fd, &i, zero, BPF_ANY);
 	} else {
 		while (!bpf_map_get_next_key(fd, NULL, next))
 			if (bpf_map_delete_elem(fd, next))

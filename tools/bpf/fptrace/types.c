@@ -1017,6 +1017,9 @@ static bool delete_call(struct tctx *c, struct fpt_expr *e)
 	if (!map_keys(c, a, &mi))
 		return false;
 	pending_add(c, mi, NULL, a->loc);
+	/* a histogram without keys is cleared by the runtime, as clear() is */
+	if (!a->u.map.keys.n)
+		c->events = true;
 	return true;
 }
 
@@ -1420,7 +1423,12 @@ static void finish_map(struct fpt_map_info *m)
 	}
 	m->key_size += hist ? 8 : 0;
 	m->value_size = value_size(m);
-	if (m->key_size) {
+	if (hist && !m->nkeys) {
+		m->bpf_type = BPF_MAP_TYPE_PERCPU_ARRAY;
+		m->key_size = 4;
+		m->max_entries = m->kind == FPT_V_HIST ? (uint32_t)fpt_hist_nbuckets(m->hist_bits) :
+			(uint32_t)fpt_lhist_nbuckets(m->lmin, m->lmax, m->lstep);
+	} else if (m->key_size) {
 		m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
 		m->max_entries = FPT_MAP_ENTRIES;
 	} else {
