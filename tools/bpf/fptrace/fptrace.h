@@ -593,7 +593,7 @@ struct fpt_out {
 	enum fpt_format fmt;
 	const struct fpt_program *prog;
 	const struct fpt_sema *s;
-	struct fpt_ksyms *ksyms;
+	struct fpt_ksyms *ksyms;	/* NULL until a value needs a name */
 	int stacks_fd;		/* the ".stacks" map, -1 if none */
 };
 

@@ -104,11 +104,23 @@ void fpt_ksyms_free(struct fpt_ksyms *k)
 
 /* ---- Naming values ------------------------------------------------------------ */
 
+/*
+ * The kernel's symbols, read when a value first needs one: /proc/kallsyms
+ * takes a fifth of a second of instructions to read and parse, which
+ * every run used to spend before attaching, named values or not.
+ */
+static const struct fpt_ksyms *out_ksyms(struct fpt_out *o)
+{
+	if (!o->ksyms)
+		o->ksyms = fpt_ksyms_load();
+	return o->ksyms;
+}
+
 /* "vfs_read", or the address in hex when no symbol holds it. */
 static char *ksym_str(struct fpt_out *o, uint64_t addr)
 {
 	uint64_t off;
-	const char *n = fpt_ksym(o->ksyms, addr, &off);
+	const char *n = fpt_ksym(out_ksyms(o), addr, &off);
 	char *r;
 
 	if (n ? asprintf(&r, "%s", n) < 0 : asprintf(&r, "0x%llx", (unsigned long long)addr) < 0)
@@ -155,7 +167,7 @@ static char *kstack_str(struct fpt_out *o, int64_t id)
 	if (id >= 0 && o->stacks_fd >= 0 &&
 	    !bpf_map_lookup_elem(o->stacks_fd, &(__u32){ id }, ips)) {
 		for (int i = 0; i < FPT_STACK_DEPTH && ips[i]; i++) {
-			const char *n = fpt_ksym(o->ksyms, ips[i], &off);
+			const char *n = fpt_ksym(out_ksyms(o), ips[i], &off);
 
 			if (n)
 				fprintf(f, "        %s+%llu\n", n, (unsigned long long)off);
