@@ -449,6 +449,60 @@ static void test_parse_errors(void)
 	}
 }
 
+/* "BEGIN { $x = " open n times, "1", close n times, " }": text to free. */
+static char *nested(int n, const char *open, const char *close)
+{
+	size_t lo = strlen(open), lc = strlen(close);
+	char *s = malloc(32 + n * (lo + lc)), *q = s;
+
+	if (!s)
+		abort();
+	q += sprintf(q, "BEGIN { $x = ");
+	for (int i = 0; i < n; i++, q += lo)
+		memcpy(q, open, lo);
+	*q++ = '1';
+	for (int i = 0; i < n; i++, q += lc)
+		memcpy(q, close, lc);
+	strcpy(q, " }");
+	return s;
+}
+
+/* The first line of the messages for text begins with want. */
+static void check_deep(const char *name, char *text, const char *want)
+{
+	char *out;
+	int errors = parse_to(text, &out);
+	bool ok = errors == 1 && !strncmp(out, want, strlen(want)) &&
+		  strstr(out, "ERROR: nesting too deep: more than 128 levels\n");
+
+	report(name, ok);
+	if (!ok)
+		fprintf(stderr, "%s: want \"%s...\", got \"%.200s\"\n", name, want, out);
+	free(out);
+	free(text);
+}
+
+/* Deep nesting is an error at the token past the limit, not a crash. */
+static void test_nesting(void)
+{
+	char *ok = nested(100, "(", ")"), *out;
+
+	report("nest_100_parens_parse", !parse_to(ok, &out));
+	free(out);
+	free(ok);
+	/* the 129th level: "BEGIN { $x = " is 13 columns, then 127 "(" */
+	check_deep("nest_parens_129", nested(129, "(", ")"),
+		   "stdin:1:141-142: ERROR: nesting too deep: more than 128 levels\n");
+	check_deep("nest_parens_100000", nested(100000, "(", ")"),
+		   "stdin:1:141-142: ERROR: nesting too deep: more than 128 levels\n");
+	check_deep("nest_unary_100000", nested(100000, "~", ""),
+		   "stdin:1:");
+	check_deep("nest_chain_100000", nested(100000, "1+", ""),
+		   "stdin:1:");
+	check_deep("nest_ifs_10000", nested(10000, "1; if (1) { $y = ", "}"),
+		   "stdin:1:");
+}
+
 /* The diag layouts the parser has no case for: several lines, no place. */
 static void test_diag(void)
 {
@@ -762,6 +816,7 @@ int main(int argc, char **argv)
 	test_lexer();
 	test_parse_dumps();
 	test_parse_errors();
+	test_nesting();
 	test_diag();
 	test_buckets();
 	test_print_hists();
