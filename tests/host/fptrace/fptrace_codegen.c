@@ -447,6 +447,14 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "stdin:1:34-38: ERROR: printf: %d specifier expects a value of type integer (string[16] supplied)\n"
 	  "fprobe:vfs_read { printf(\"%d\\n\", comm) }\n"
 	  "                                 ^~~~\n" },
+	{ "terr_printf_huge_width", "fprobe:vfs_read { printf(\"%999999999d\\n\", pid) }",
+	  "stdin:1:26-41: ERROR: printf: the field width 999999999 is too large (at most 1024)\n"
+	  "fprobe:vfs_read { printf(\"%999999999d\\n\", pid) }\n"
+	  "                         ^~~~~~~~~~~~~~~\n" },
+	{ "terr_printf_huge_precision", "fprobe:vfs_read { printf(\"%5.99999999999999999999s\", comm) }",
+	  "stdin:1:26-52: ERROR: printf: the precision 99999999999999999999 is too large (at most 1024)\n"
+	  "fprobe:vfs_read { printf(\"%5.99999999999999999999s\", comm) }\n"
+	  "                         ^~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
 	{ "terr_variable_type", "fprobe:vfs_read { $x = 1; $x = comm }",
 	  "stdin:1:27-29: ERROR: Type mismatch for $x: trying to assign value of type 'string[16]' when variable already contains a value of type 'int64'\n"
 	  "fprobe:vfs_read { $x = 1; $x = comm }\n"

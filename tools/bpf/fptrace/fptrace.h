@@ -375,6 +375,7 @@ struct bpf_insn;
 #define FPT_STACK_DEPTH		127	/* frames of a kstack */
 #define FPT_MAP_ENTRIES		4096	/* hash maps and the stack map */
 #define FPT_RINGBUF_SIZE	(256 * 1024)
+#define FPT_PRINTF_WIDTH_MAX	1024	/* printf's field widths and precisions */
 
 /* Internal maps share the table with the script's maps. */
 enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS };

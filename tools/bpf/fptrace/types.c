@@ -893,6 +893,23 @@ static void type_agg(struct tctx *c, struct fpt_expr *e, int mi)
 	}
 }
 
+/* A printf field width or precision at s (digits); false (reported) if too large. */
+static bool format_number(struct tctx *c, const struct fpt_expr *f, const char **s,
+			  const char *what)
+{
+	size_t n = strspn(*s, "0123456789");
+	unsigned long v = 0;
+
+	for (size_t i = 0; i < n && v <= FPT_PRINTF_WIDTH_MAX; i++)
+		v = v * 10 + (*s)[i] - '0';
+	*s += n;
+	if (v <= FPT_PRINTF_WIDTH_MAX)
+		return true;
+	fpt_error(c->d, f->loc, "printf: the %s %.*s is too large (at most %d)", what,
+		  (int)n, *s - n, FPT_PRINTF_WIDTH_MAX);
+	return false;
+}
+
 /* The conversions of a printf format, in order: "dsx" for "%d %s %x". */
 static bool format_convs(struct tctx *c, const struct fpt_expr *f, char *conv, int max, int *n)
 {
@@ -904,9 +921,13 @@ static bool format_convs(struct tctx *c, const struct fpt_expr *f, char *conv, i
 		if (*++s == '%')
 			continue;
 		s += strspn(s, "-+ #0");
-		s += strspn(s, "0123456789");
-		if (*s == '.')
-			s += 1 + strspn(s + 1, "0123456789");
+		if (!format_number(c, f, &s, "field width"))
+			return false;
+		if (*s == '.') {
+			s++;
+			if (!format_number(c, f, &s, "precision"))
+				return false;
+		}
 		s += strspn(s, "hlzjt");
 		if (s >= end || !strchr("diuxXocsp", *s)) {
 			fpt_error(c->d, f->loc, "printf: Unknown format string token: %%%c",
