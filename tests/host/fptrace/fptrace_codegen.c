@@ -455,6 +455,22 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "stdin:1:26-52: ERROR: printf: the precision 99999999999999999999 is too large (at most 1024)\n"
 	  "fprobe:vfs_read { printf(\"%5.99999999999999999999s\", comm) }\n"
 	  "                         ^~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
+	/* literals beyond int64: no wrap to -1 or 1, no negated INT64_MIN */
+	{ "terr_lhist_min_beyond_int64",
+	  "fretprobe:vfs_read { @ = lhist(retval, -18446744073709551615, 10, 1) }",
+	  "stdin:1:40-61: ERROR: lhist() argument 2 must be an integer literal from -2147483648 to 2147483647\n"
+	  "fretprobe:vfs_read { @ = lhist(retval, -18446744073709551615, 10, 1) }\n"
+	  "                                       ^~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_lhist_min_uint64_max",
+	  "fretprobe:vfs_read { @ = lhist(retval, 18446744073709551615, 10, 1) }",
+	  "stdin:1:40-60: ERROR: lhist() argument 2 must be an integer literal from -2147483648 to 2147483647\n"
+	  "fretprobe:vfs_read { @ = lhist(retval, 18446744073709551615, 10, 1) }\n"
+	  "                                       ^~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_lhist_min_int64_min",
+	  "fretprobe:vfs_read { @ = lhist(retval, -9223372036854775808, 10, 1) }",
+	  "stdin:1:40-60: ERROR: lhist() argument 2 must be an integer literal from -2147483648 to 2147483647\n"
+	  "fretprobe:vfs_read { @ = lhist(retval, -9223372036854775808, 10, 1) }\n"
+	  "                                       ^~~~~~~~~~~~~~~~~~~~\n" },
 	{ "terr_variable_type", "fprobe:vfs_read { $x = 1; $x = comm }",
 	  "stdin:1:27-29: ERROR: Type mismatch for $x: trying to assign value of type 'string[16]' when variable already contains a value of type 'int64'\n"
 	  "fprobe:vfs_read { $x = 1; $x = comm }\n"

@@ -592,19 +592,27 @@ static struct fpt_type map_read(struct tctx *c, struct fpt_expr *e)
 	return ty_of(FPT_TY_NONE, 0);
 }
 
-/* The value of integer literal e (or -literal); false if it is none. */
+/*
+ * The value of integer literal e (or -literal); false if it is none or out
+ * of int64's range. The magnitude is kept unsigned: negating INT64_MIN, or
+ * a literal above INT64_MAX read as negative, would be undefined or wrong.
+ */
 static bool const_int(const struct fpt_expr *e, int64_t *v)
 {
-	if (e->kind == FPT_E_INT) {
-		*v = (int64_t)e->u.num;
-		return true;
-	}
-	if (e->kind == FPT_E_UNARY && e->u.unary.op == FPT_T_MINUS &&
-	    e->u.unary.e->kind == FPT_E_INT) {
-		*v = -(int64_t)e->u.unary.e->u.num;
-		return true;
-	}
-	return false;
+	bool neg = e->kind == FPT_E_UNARY && e->u.unary.op == FPT_T_MINUS;
+	const struct fpt_expr *n = neg ? e->u.unary.e : e;
+	uint64_t u;
+
+	if (n->kind != FPT_E_INT)
+		return false;
+	u = n->u.num;
+	if (u > (uint64_t)INT64_MAX + neg)
+		return false;
+	if (!neg)
+		*v = (int64_t)u;
+	else
+		*v = u > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)u;
+	return true;
 }
 
 /* ---- Builtins and arguments -------------------------------------------- */
