@@ -262,6 +262,9 @@ static const struct { const char *name, *src; } golden_cases[] = {
 		"cookie_ternary",
 		"fprobe:vfs_open { @[cookie > 3 ? cookie : -1, arg1] = count(); @d = 10 / (cookie % 3) }",
 	},
+	/* / % >> are unsigned as in bpftrace, on negative operands too */
+	{ "unsigned_div_shift", "BEGIN { $a = -10; @d = $a / -3; @m = $a % 3; @s = $a >> 2; "
+	  "$a /= -4; $a %= 5; $a >>= 1; @v = $a }" },
 };
 
 static char *read_file(const char *path)

@@ -81,9 +81,10 @@
  * the parameter's size), retval (bpf_fprobe_ret(), likewise), elapsed
  * (now minus the entry's timestamp in the session data).
  *
- * Operators: integers are 64-bit; / % and >> are signed when both
- * operands are signed (BPF's signed division, kernel 6.6 and later);
- * comparisons too. && and || short-circuit and give 0 or 1.
+ * Operators: integers are 64-bit; / % and >> are unsigned whatever the
+ * operands (bpftrace's udiv, urem and lshr: -10 / 3 is 6148914691236517202,
+ * -16 >> 2 is 2^62 - 4); comparisons are signed when both operands are.
+ * && and || short-circuit and give 0 or 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -696,10 +697,9 @@ static int cmp_op(enum fpt_tok_kind op, bool sign)
 	}
 }
 
-/* The ALU operation of op; off is 1 for signed division. */
-static int alu_op(enum fpt_tok_kind op, bool sign, int *off)
+/* The ALU operation of op (division and shifts unsigned, as bpftrace's). */
+static int alu_op(enum fpt_tok_kind op)
 {
-	*off = 0;
 	switch (op) {
 	case FPT_T_PLUS:
 	case FPT_T_PLUS_ASSIGN:
@@ -712,11 +712,9 @@ static int alu_op(enum fpt_tok_kind op, bool sign, int *off)
 		return BPF_MUL;
 	case FPT_T_DIV:
 	case FPT_T_DIV_ASSIGN:
-		*off = sign;
 		return BPF_DIV;
 	case FPT_T_MOD:
 	case FPT_T_MOD_ASSIGN:
-		*off = sign;
 		return BPF_MOD;
 	case FPT_T_BAND:
 	case FPT_T_BAND_ASSIGN:
@@ -731,7 +729,7 @@ static int alu_op(enum fpt_tok_kind op, bool sign, int *off)
 	case FPT_T_SHL_ASSIGN:
 		return BPF_LSH;
 	default:
-		return sign ? BPF_ARSH : BPF_RSH;
+		return BPF_RSH;
 	}
 }
 
@@ -744,8 +742,6 @@ static bool is_compare(enum fpt_tok_kind op)
 /* r0 = r0 op (r1 or imm), as an arithmetic or a comparison operator. */
 static void apply_op(struct cg *g, enum fpt_tok_kind op, bool sign, bool reg, __s32 imm)
 {
-	int off, code;
-
 	if (is_compare(op)) {
 		if (reg)
 			mov(g, BPF_REG_2, BPF_REG_1);
@@ -753,9 +749,8 @@ static void apply_op(struct cg *g, enum fpt_tok_kind op, bool sign, bool reg, __
 		set_cond(g, cmp_op(op, sign), reg, imm);
 		return;
 	}
-	code = alu_op(op, sign, &off);
-	emit(g, insn(BPF_ALU64 | code | (reg ? BPF_X : BPF_K), BPF_REG_0,
-		     reg ? BPF_REG_1 : 0, off, reg ? 0 : imm));
+	emit(g, insn(BPF_ALU64 | alu_op(op) | (reg ? BPF_X : BPF_K), BPF_REG_0,
+		     reg ? BPF_REG_1 : 0, 0, reg ? 0 : imm));
 }
 
 /* A right operand that can be an immediate. */
