@@ -265,6 +265,10 @@ static const struct { const char *name, *src; } golden_cases[] = {
 	/* / % >> are unsigned as in bpftrace, on negative operands too */
 	{ "unsigned_div_shift", "BEGIN { $a = -10; @d = $a / -3; @m = $a % 3; @s = $a >> 2; "
 	  "$a /= -4; $a %= 5; $a >>= 1; @v = $a }" },
+	/* maps read before the assignment that types them, through another map too */
+	{ "map_read_before_assign",
+	  "BEGIN { printf(\"%s %s\\n\", @a, @s[1]) } fprobe:vfs_read { @a = @b; @s[pid] = \"str\" } "
+	  "fprobe:vfs_write { @b = comm }" },
 };
 
 static char *read_file(const char *path)
@@ -474,6 +478,10 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "stdin:1:40-60: ERROR: lhist() argument 2 must be an integer literal from -2147483648 to 2147483647\n"
 	  "fretprobe:vfs_read { @ = lhist(retval, -9223372036854775808, 10, 1) }\n"
 	  "                                       ^~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_map_read_before_assign", "BEGIN { $x = @m + 1 } fprobe:vfs_read { @m = comm }",
+	  "stdin:1:14-20: ERROR: The + operator can not be used on expressions of types string[16], int64\n"
+	  "BEGIN { $x = @m + 1 } fprobe:vfs_read { @m = comm }\n"
+	  "             ^~~~~~\n" },
 	{ "terr_variable_type", "fprobe:vfs_read { $x = 1; $x = comm }",
 	  "stdin:1:27-29: ERROR: Type mismatch for $x: trying to assign value of type 'string[16]' when variable already contains a value of type 'int64'\n"
 	  "fprobe:vfs_read { $x = 1; $x = comm }\n"

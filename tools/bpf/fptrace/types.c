@@ -58,6 +58,7 @@ struct tctx {
 	int link;		/* -1 for BEGIN, END, interval */
 	struct vars scope;
 	bool events, stacks;
+	bool learning;		/* the silent passes of learn_maps() */
 	struct pending *pend;	/* map reads to check at the end */
 	int npend;
 };
@@ -581,7 +582,8 @@ static struct fpt_type map_read(struct tctx *c, struct fpt_expr *e)
 	m = &c->s->maps[mi];
 	if (!m->typed) {
 		pending_add(c, mi, e, e->loc);
-		return ty_int(8, true);
+		/* while learning, what depends on an unknown map stays unknown */
+		return c->learning ? ty_of(FPT_TY_NONE, 0) : ty_int(8, true);
 	}
 	if (m->kind == FPT_V_INT || m->kind == FPT_V_STR)
 		return m->val;
@@ -1487,6 +1489,69 @@ static void type_parts(struct tctx *c, const struct fpt_program *prog)
 	free(v);
 }
 
+/* Forget what a pass learnt, but for the maps' values. */
+static void reset_pass(struct tctx *c)
+{
+	for (int i = 0; i < c->s->nlinks; i++) {
+		struct fpt_link *l = &c->s->links[i];
+
+		for (int j = 0; j < l->nsvars; j++)
+			free(l->svars[j].name);
+		free(l->svars);
+		l->svars = NULL;
+		l->nsvars = 0;
+		l->elapsed = false;
+		l->saved_args = 0;
+	}
+	for (int i = 0; i < c->s->nmaps; i++)
+		c->s->maps[i].nkeys = -1;
+	free(c->pend);
+	c->pend = NULL;
+	c->npend = 0;
+	c->events = c->stacks = false;
+}
+
+static int typed_maps(const struct fpt_sema *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nmaps; i++)
+		n += s->maps[i].typed;
+	return n;
+}
+
+/*
+ * Silent passes give each map the type of its first assignment, whatever
+ * comes first in the source: a read before the assignment (in an earlier
+ * probe, or a BEGIN that prints it) then has that type when the last pass
+ * checks it. An assignment whose value reads a map not typed yet types
+ * nothing; the next pass may, so passes run until one types no new map.
+ */
+static void learn_maps(struct tctx *c, const struct fpt_program *prog)
+{
+	struct fpt_diag quiet, *d = c->d;
+	int before = -1;
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	fpt_diag_init(&quiet, d->src, f);
+	c->d = &quiet;
+	c->learning = true;
+	while (typed_maps(c->s) != before) {
+		before = typed_maps(c->s);
+		type_parts(c, prog);
+		reset_pass(c);
+		rewind(f);
+	}
+	c->learning = false;
+	c->d = d;
+	fclose(f);
+	free(buf);
+}
+
 int fpt_types(struct fpt_program *prog, const struct btf *btf,
 	      const char *const *funcs, size_t nfuncs, struct fpt_diag *d,
 	      struct fpt_sema *out)
@@ -1499,6 +1564,7 @@ int fpt_types(struct fpt_program *prog, const struct btf *btf,
 		probe_links(&c, &prog->probes[i], funcs, nfuncs);
 	if (d->errors > errors)
 		return d->errors - errors;
+	learn_maps(&c, prog);
 	type_parts(&c, prog);
 	check_pending(&c);
 	for (int i = 0; i < out->nlinks; i++)
