@@ -269,6 +269,21 @@ static const struct { const char *name, *src; } golden_cases[] = {
 	{ "map_read_before_assign",
 	  "BEGIN { printf(\"%s %s\\n\", @a, @s[1]) } fprobe:vfs_read { @a = @b; @s[pid] = \"str\" } "
 	  "fprobe:vfs_write { @b = comm }" },
+	/*
+	 * $variables are each probe's own: $s differs in type between the
+	 * entry probes, and the last exit probe's $t must not clobber the
+	 * session's $t that the first one reads
+	 */
+	{ "scratch_per_probe",
+	  "fprobe:vfs_read { $t = nsecs; $s = comm; @a = $s } fprobe:vfs_read { $s = 1; @b = $s } "
+	  "fretprobe:vfs_read { @c = nsecs - $t } fretprobe:vfs_read { $t = 5; @d = $t }" },
+	/* one body on both sides: typed for each, with the same types */
+	{ "mixed_entry_exit",
+	  "fprobe:vfs_read,fretprobe:vfs_read { $x = arg2; @[probe, $x] = count() }" },
+	/* exit() ends the entry probe after saving $t, and the timestamp is stored */
+	{ "exit_in_entry",
+	  "fprobe:vfs_read { $t = 7; if (pid == 1) { exit() } $u = 2 } "
+	  "fretprobe:vfs_read { @ = hist(elapsed); @t[$t] = count() }" },
 };
 
 static char *read_file(const char *path)
@@ -482,6 +497,19 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "stdin:1:14-20: ERROR: The + operator can not be used on expressions of types string[16], int64\n"
 	  "BEGIN { $x = @m + 1 } fprobe:vfs_read { @m = comm }\n"
 	  "             ^~~~~~\n" },
+	{ "terr_session_var_conflict",
+	  "fprobe:vfs_read { $x = 1 } fprobe:vfs_read { $x = comm } fretprobe:vfs_read { @ = $x }",
+	  "stdin:1:83-85: ERROR: $x is set with different types by the entry probes of this function set: the exit probes cannot read it\n"
+	  "fprobe:vfs_read { $x = 1 } fprobe:vfs_read { $x = comm } fretprobe:vfs_read { @ = $x }\n"
+	  "                                                                                  ^~\n" },
+	{ "terr_mixed_arg_types", "fprobe:vfs_readx,fretprobe:vfs_read { @[arg2] = count() }",
+	  "stdin:1:41-45: ERROR: This expression is int32 at the probe's fprobe specs but uint64 at its fretprobe specs: write them as two probes\n"
+	  "fprobe:vfs_readx,fretprobe:vfs_read { @[arg2] = count() }\n"
+	  "                                        ^~~~\n" },
+	{ "terr_mixed_retval", "fprobe:vfs_read,fretprobe:vfs_read { @ = hist(retval) }",
+	  "stdin:1:47-53: ERROR: The retval builtin can only be used with fretprobe and kretprobe probes (this probe has fprobe specs too: give them a probe of their own)\n"
+	  "fprobe:vfs_read,fretprobe:vfs_read { @ = hist(retval) }\n"
+	  "                                              ^~~~~~\n" },
 	{ "terr_variable_type", "fprobe:vfs_read { $x = 1; $x = comm }",
 	  "stdin:1:27-29: ERROR: Type mismatch for $x: trying to assign value of type 'string[16]' when variable already contains a value of type 'int64'\n"
 	  "fprobe:vfs_read { $x = 1; $x = comm }\n"

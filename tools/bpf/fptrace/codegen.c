@@ -42,8 +42,11 @@
  * Helper and kfunc arguments go in r1-r5 just before the call.
  *
  * Stack (below r10): bytes 1-8 are the kfuncs' out value (bpf_fprobe_arg,
- * bpf_fprobe_ret; zeroed at the start), then each part's local $variables
- * (zeroed at the part's start, 8 bytes or the string's size), then
+ * bpf_fprobe_ret; zeroed at the start), then each part's $variables, all
+ * its own (8 bytes or the string's size; zeroed at the part's start, but
+ * for the session variables of an exit part, read from the session data;
+ * an entry part writes its session variables there at the end of its body,
+ * where exit() jumps too, so that the exit run sees them), then
  * temporaries taken and given back statement by statement: spilled left
  * operands, map keys and values, strings (comm, str(), literals), event
  * records. A program over 512 bytes is an error.
@@ -142,6 +145,7 @@ struct cg {
 	bool exit_part;
 	int probe;			/* the part's probe */
 	int out_label;			/* r0 = 0; exit */
+	int done_label;			/* the end of the part's body (exit()) */
 	bool failed;
 	struct fpt_loc loc;		/* the statement being generated */
 };
@@ -355,14 +359,13 @@ static const struct local *local(const struct cg *g, const char *name)
 	return NULL;
 }
 
-/* Where $name lives: its base register and offset. */
+/* Where $name lives: its base register and offset (every one is a local). */
 static void var_place(const struct cg *g, const char *name, int *base, int *off)
 {
-	const struct fpt_svar *sv = svar(g, name);
 	const struct local *l = local(g, name);
 
-	*base = sv ? BPF_REG_7 : BPF_REG_10;
-	*off = sv ? (int)sv->off : l ? l->off : OUT_SLOT;
+	*base = BPF_REG_10;
+	*off = l ? l->off : OUT_SLOT;
 }
 
 static int map_index(const struct cg *g, const char *name)
@@ -1167,8 +1170,8 @@ static void gen_map_event(struct cg *g, const struct fpt_expr *e, enum fpt_event
 	st(g, BPF_W, BPF_REG_10, r + 4, 0);
 	emit_record(g, id, r);
 	g->sp = mark;
-	if (kind == FPT_EV_EXIT)
-		jump_to(g, g->out_label);
+	if (kind == FPT_EV_EXIT)	/* ends this probe, as in bpftrace */
+		jump_to(g, g->done_label);
 }
 
 static void gen_delete(struct cg *g, const struct fpt_expr *e)
@@ -1257,46 +1260,122 @@ static void add_local(struct cg *g, const struct fpt_expr *t)
 {
 	unsigned int size = t->type.kind == FPT_TY_STR ? t->type.size : 8;
 
-	if (t->type.kind == FPT_TY_NONE || svar(g, t->u.name) || local(g, t->u.name))
+	if (t->type.kind == FPT_TY_NONE || local(g, t->u.name))
 		return;
 	g->locals = xrealloc(g->locals, (g->nlocals + 1) * sizeof(*g->locals));
 	g->locals[g->nlocals++] = (struct local){ t->u.name, stack_take(g, size), size };
 }
 
-/* Give a slot to each $variable the block sets that is no session variable. */
+/* Give a slot to each $variable that expression e reads or sets. */
+static void find_expr_locals(struct cg *g, const struct fpt_expr *e)
+{
+	const struct fpt_expr_list *l = e->kind == FPT_E_MAP ? &e->u.map.keys :
+		e->kind == FPT_E_CALL ? &e->u.call.args : NULL;
+
+	for (int i = 0; l && i < l->n; i++)
+		find_expr_locals(g, l->v[i]);
+	if (e->kind == FPT_E_VAR)
+		add_local(g, e);
+	else if (e->kind == FPT_E_FIELD)
+		find_expr_locals(g, e->u.field.base);
+	else if (e->kind == FPT_E_UNARY)
+		find_expr_locals(g, e->u.unary.e);
+	else if (e->kind == FPT_E_INCDEC)
+		find_expr_locals(g, e->u.incdec.target);
+	if (e->kind == FPT_E_BINARY) {
+		find_expr_locals(g, e->u.binary.l);
+		find_expr_locals(g, e->u.binary.r);
+	} else if (e->kind == FPT_E_TERNARY) {
+		find_expr_locals(g, e->u.ternary.cond);
+		find_expr_locals(g, e->u.ternary.then);
+		find_expr_locals(g, e->u.ternary.els);
+	}
+}
+
+/* Give a slot to each $variable of the block: every one is the part's own. */
 static void find_locals(struct cg *g, const struct fpt_block *b)
 {
 	for (int i = 0; i < b->n; i++) {
 		const struct fpt_stmt *s = b->v[i];
 
-		if (s->kind == FPT_S_ASSIGN && s->u.assign.target->kind == FPT_E_VAR)
-			add_local(g, s->u.assign.target);
-		if (s->kind != FPT_S_IF)
-			continue;
-		find_locals(g, &s->u.if_.then);
-		if (s->u.if_.els)
-			find_locals(g, s->u.if_.els);
+		if (s->kind == FPT_S_EXPR) {
+			find_expr_locals(g, s->u.expr);
+		} else if (s->kind == FPT_S_ASSIGN) {
+			find_expr_locals(g, s->u.assign.target);
+			find_expr_locals(g, s->u.assign.value);
+		} else {
+			find_expr_locals(g, s->u.if_.cond);
+			find_locals(g, &s->u.if_.then);
+			if (s->u.if_.els)
+				find_locals(g, s->u.if_.els);
+		}
 	}
 }
 
-/* One probe's predicate and block; its locals zeroed first. */
+/* The session variable that local l carries, if any (same name and size). */
+static const struct fpt_svar *carried(const struct cg *g, const struct local *l)
+{
+	const struct fpt_svar *sv = svar(g, l->name);
+	unsigned int size = sv && sv->type.kind == FPT_TY_STR ? sv->type.size : 8;
+
+	return sv && size == l->size ? sv : NULL;
+}
+
+/* Zero the locals; at exit, the session variables come from the session data. */
+static void init_locals(struct cg *g, bool exit_part)
+{
+	for (int i = 0; i < g->nlocals; i++) {
+		const struct local *l = &g->locals[i];
+		const struct fpt_svar *sv = exit_part ? carried(g, l) : NULL;
+
+		if (sv)
+			copy(g, BPF_REG_10, l->off, BPF_REG_7, sv->off, l->size);
+		else
+			zero(g, BPF_REG_10, l->off, l->size);
+	}
+}
+
+/* At the end of an entry part (or its exit()): its session variables saved. */
+static void save_locals(struct cg *g)
+{
+	for (int i = 0; i < g->nlocals; i++) {
+		const struct local *l = &g->locals[i];
+		const struct fpt_svar *sv = carried(g, l);
+
+		if (sv)
+			copy(g, BPF_REG_7, sv->off, BPF_REG_10, l->off, l->size);
+	}
+}
+
+/*
+ * One probe's predicate and block. Its $variables are its own, on the
+ * stack: an exit part starts with the session variables it uses read from
+ * the session data, and an entry part writes its own back at the end of
+ * its body, which exit() jumps to.
+ */
 static void gen_part(struct cg *g, const struct fpt_probe *p, bool exit_part)
 {
 	int mark = g->sp, end = new_label(g);
 
 	g->probe = p->index;
 	g->exit_part = exit_part;
+	g->done_label = new_label(g);
 	g->nlocals = 0;
+	if (p->pred)
+		find_expr_locals(g, p->pred);
 	find_locals(g, &p->body);
 	g->loc = p->loc;
-	for (int i = 0; i < g->nlocals; i++)
-		zero(g, BPF_REG_10, g->locals[i].off, g->locals[i].size);
+	init_locals(g, exit_part);
 	if (p->pred) {
 		g->loc = p->pred->loc;
 		gen_expr(g, p->pred);
 		jump_imm(g, BPF_JEQ, BPF_REG_0, 0, end);
 	}
 	gen_block(g, &p->body);
+	g->loc = p->loc;
+	set_label(g, g->done_label);
+	if (!exit_part)
+		save_locals(g);
 	set_label(g, end);
 	g->sp = mark;
 }
