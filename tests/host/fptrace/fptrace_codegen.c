@@ -284,6 +284,9 @@ static const struct { const char *name, *src; } golden_cases[] = {
 	{ "exit_in_entry",
 	  "fprobe:vfs_read { $t = 7; if (pid == 1) { exit() } $u = 2 } "
 	  "fretprobe:vfs_read { @ = hist(elapsed); @t[$t] = count() }" },
+	/* maps without keys are hashes: delete() clears every CPU's value */
+	{ "delete_scalar_agg",
+	  "fprobe:vfs_read { @c = count(); @x = 1 } fretprobe:vfs_read { delete(@c); delete(@x) }" },
 };
 
 static char *read_file(const char *path)

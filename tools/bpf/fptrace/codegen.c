@@ -67,7 +67,10 @@
  * place, without atomics. hist() and lhist() compute the bucket as
  * fpt_hist_index() and fpt_lhist_index() do (an unrolled log2 for hist)
  * and count it under the keys followed by the u64 bucket. delete() is
- * bpf_map_delete_elem() (an element of an array is zeroed instead).
+ * bpf_map_delete_elem(): maps without keys are hashes of one element too,
+ * so that a delete() clears every CPU's value of a per-CPU aggregation
+ * (a per-CPU array's update from BPF writes only this CPU's) and a map
+ * never set has no element to print.
  *
  * Events: printf, print, clear and exit write a record to the ".events"
  * ring buffer with bpf_ringbuf_output(): a u32 event id, 4 bytes of
@@ -376,9 +379,10 @@ static int map_index(const struct cg *g, const char *name)
 	return -1;
 }
 
-static bool is_array(const struct fpt_map_info *m)
+/* A map without keys: one element, under the u32 key 0. */
+static bool is_scalar_map(const struct fpt_map_info *m)
 {
-	return m->bpf_type == BPF_MAP_TYPE_ARRAY || m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	return !m->nkeys && m->kind != FPT_V_HIST && m->kind != FPT_V_LHIST;
 }
 
 /* r2 = r10 + off */
@@ -408,7 +412,7 @@ static int gen_key(struct cg *g, int mi, const struct fpt_expr *e)
 	const struct fpt_map_info *m = &g->s->maps[mi];
 	int k = stack_take(g, m->key_size);
 
-	if (is_array(m)) {
+	if (is_scalar_map(m)) {
 		st(g, BPF_W, BPF_REG_10, k, 0);
 		return k;
 	}
@@ -1174,20 +1178,14 @@ static void gen_map_event(struct cg *g, const struct fpt_expr *e, enum fpt_event
 		jump_to(g, g->done_label);
 }
 
+/* delete(): the element goes, from every CPU's copy of a per-CPU map. */
 static void gen_delete(struct cg *g, const struct fpt_expr *e)
 {
 	const struct fpt_expr *t = e->u.call.args.v[0];
 	int mark = g->sp, mi = map_index(g, t->u.map.name);
-	const struct fpt_map_info *m = &g->s->maps[mi];
-	int k = gen_key(g, mi, t), v;
+	int k = gen_key(g, mi, t);
 
-	if (is_array(m)) {
-		v = stack_take(g, m->value_size);
-		zero(g, BPF_REG_10, v, (m->value_size + 7) & ~7u);
-		map_call(g, BPF_FUNC_map_update_elem, mi, k, v, BPF_ANY);
-	} else {
-		map_call(g, BPF_FUNC_map_delete_elem, mi, k, 0, 0);
-	}
+	map_call(g, BPF_FUNC_map_delete_elem, mi, k, 0, 0);
 	g->sp = mark;
 }
 

@@ -384,7 +384,7 @@ enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS };
  * One map of the program, as the code generator uses it and the runtime
  * creates it. Keys are concatenated in key order: an integer (any size,
  * ksym, probe, kstack) takes 8 bytes, a string its buffer size. A map
- * without keys is an array of one element with the u32 key 0. hist and
+ * without keys is a hash of one element with the u32 key 0. hist and
  * lhist maps add a u64 bucket index after the keys (and are hashes then).
  * Values: INT, COUNT, SUM, HIST and LHIST (one bucket) are u64; STR its
  * buffer; MIN and MAX { s64 value; u64 set; } (set is 0 on the CPUs that

@@ -1560,14 +1560,11 @@ static void finish_map(struct fpt_map_info *m)
 	}
 	m->key_size += hist ? 8 : 0;
 	m->value_size = value_size(m);
-	if (m->key_size) {
-		m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
-		m->max_entries = FPT_MAP_ENTRIES;
-	} else {
-		m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY;
+	/* no keys: a hash of one element, so that delete() and "never set" work */
+	m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+	m->max_entries = m->key_size ? FPT_MAP_ENTRIES : 1;
+	if (!m->key_size)
 		m->key_size = 4;
-		m->max_entries = 1;
-	}
 }
 
 static void internal_maps(struct tctx *c)
