@@ -570,6 +570,38 @@ static void test_buckets(void)
 	report("bucket_index_rules", ok);
 }
 
+/* ---- Kernel symbols ----------------------------------------------------------- */
+
+static struct fpt_ksyms *ksyms_of(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct fpt_ksyms *k = fpt_ksyms_read(f);
+
+	fclose(f);
+	return k;
+}
+
+/* kallsyms with and without the addresses that kptr_restrict hides. */
+static void test_ksyms(void)
+{
+	struct fpt_ksyms *k = ksyms_of("ffffffff81000000 T _stext\n"
+				       "ffffffff81000100 t vfs_read\n"
+				       "ffffffff81000200 D some_data\n"
+				       "ffffffff81000300 T vfs_write [mod]\n");
+	uint64_t off = 0;
+	const char *n = fpt_ksym(k, 0xffffffff81000110ull, &off);
+
+	report("ksyms_resolve", !fpt_ksyms_hidden(k) && n && !strcmp(n, "vfs_read") &&
+	       off == 0x10 && !fpt_ksym(k, 0xffffffff80000000ull, &off));
+	fpt_ksyms_free(k);
+	k = ksyms_of("0000000000000000 T _stext\n"
+		     "0000000000000000 t vfs_read\n"
+		     "0000000000000000 T vfs_write\n");
+	report("ksyms_hidden_by_kptr_restrict", fpt_ksyms_hidden(k) &&
+	       !fpt_ksym(k, 0xffffffff81000110ull, &off) && !fpt_ksym(k, 1, &off));
+	fpt_ksyms_free(k);
+}
+
 /* ---- Printing against the goldens ----------------------------------------- */
 
 static char *read_golden(const char *file)
@@ -819,6 +851,7 @@ int main(int argc, char **argv)
 	test_nesting();
 	test_diag();
 	test_buckets();
+	test_ksyms();
 	test_print_hists();
 	test_print_keyed_hist();
 	test_print_values();

@@ -578,9 +578,16 @@ int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
 	    const struct fpt_sema *s, const struct fpt_bpf *b,
 	    const struct fpt_run_opts *o);
 
-/* Kernel symbols from /proc/kallsyms, for ksym(), func, probe and kstack. */
+/*
+ * Kernel symbols from /proc/kallsyms, for ksym(), func, probe and kstack
+ * (ksyms.c). fpt_ksyms_load() warns on stderr when kptr_restrict hides the
+ * addresses; fpt_ksyms_read() reads a kallsyms listing from f.
+ */
 struct fpt_ksyms;
 struct fpt_ksyms *fpt_ksyms_load(void);
+struct fpt_ksyms *fpt_ksyms_read(FILE *f);
+/* True when the listing had text symbols, all at address 0. */
+bool fpt_ksyms_hidden(const struct fpt_ksyms *k);
 /* The symbol holding addr and addr's offset in it; NULL if none. */
 const char *fpt_ksym(const struct fpt_ksyms *k, uint64_t addr, uint64_t *off);
 void fpt_ksyms_free(struct fpt_ksyms *k);
