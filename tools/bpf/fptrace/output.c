@@ -110,6 +110,11 @@ static char *named_value(struct fpt_out *o, const struct fpt_type *t, uint64_t v
 	}
 }
 
+static bool is_named(const struct fpt_type *t)
+{
+	return t->kind == FPT_TY_KSYM || t->kind == FPT_TY_PROBE || t->kind == FPT_TY_KSTACK;
+}
+
 /* ---- printf ----------------------------------------------------------------- */
 
 /* One conversion: spec is "%-8" and the like, without length nor type. */
@@ -323,6 +328,10 @@ static bool reduce(struct reader *r, struct fpt_entry *e)
 {
 	uint64_t a = 0, b = 0;
 
+	if (r->view.kind == FPT_V_STR && r->m->kind == FPT_V_INT) {	/* named */
+		e->v.s = own(r, named_value(r->o, &r->m->val, u64_at(r->val, 0)));
+		return true;
+	}
 	switch (r->m->kind) {
 	case FPT_V_STR:
 		e->v.s = own(r, strndup((const char *)r->val, r->m->value_size));
@@ -417,7 +426,8 @@ int fpt_out_map(struct fpt_out *o, int mi, int fd, uint32_t top, uint32_t div)
 	r.vsize = is_percpu(m) ? (m->value_size + 7) & ~7u : m->value_size;
 	r.val = xcalloc(r.ncpus, r.vsize);
 	r.view.name = m->name;
-	r.view.kind = m->kind;
+	/* ksym, probe and kstack values print as their names, as keys do */
+	r.view.kind = m->kind == FPT_V_INT && is_named(&m->val) ? FPT_V_STR : m->kind;
 	r.view.is_signed = m->val.kind == FPT_TY_INT && m->val.is_signed;
 	r.view.nkeys = m->nkeys;
 	r.view.hist_bits = m->hist_bits;
