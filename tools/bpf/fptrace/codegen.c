@@ -75,7 +75,9 @@
  * Events: printf, print, clear and exit write a record to the ".events"
  * ring buffer with bpf_ringbuf_output(): a u32 event id, 4 bytes of
  * padding, and printf's arguments (see struct fpt_event). exit() then ends
- * the run. The runtime prints, and clears or stops, when it reads them.
+ * its probe. A record the ring buffer has no room for adds one to this
+ * CPU's count in the per-CPU array ".lost", which the runtime reports.
+ * The runtime prints, and clears or stops, when it reads them.
  *
  * Builtins: pid and tid from bpf_get_current_pid_tgid(), uid and gid
  * from bpf_get_current_uid_gid(), cpu, nsecs (bpf_ktime_get_ns()), comm,
@@ -1116,6 +1118,20 @@ static int event_add(struct cg *g, enum fpt_event_kind kind, struct fpt_loc loc)
 	return b->nevents++;
 }
 
+/* A record the ring buffer had no room for counts in ".lost" (this CPU's). */
+static void count_lost(struct cg *g)
+{
+	int mark = g->sp, k = stack_take(g, 8), done = new_label(g);
+
+	jump_imm(g, BPF_JEQ, BPF_REG_0, 0, done);
+	st(g, BPF_W, BPF_REG_10, k, 0);
+	map_call(g, BPF_FUNC_map_lookup_elem, map_index(g, ".lost"), k, 0, 0);
+	jump_imm(g, BPF_JEQ, BPF_REG_0, 0, done);
+	add_at(g, 0, true);
+	set_label(g, done);
+	g->sp = mark;
+}
+
 /* Write the record of event id (its size) at r10 + off to the ring buffer. */
 static void emit_record(struct cg *g, int id, int off)
 {
@@ -1124,6 +1140,7 @@ static void emit_record(struct cg *g, int id, int off)
 	mov_imm(g, BPF_REG_3, g->out->events[id].size);
 	mov_imm(g, BPF_REG_4, 0);
 	call(g, BPF_FUNC_ringbuf_output);
+	count_lost(g);
 }
 
 static void gen_printf(struct cg *g, const struct fpt_expr *e)

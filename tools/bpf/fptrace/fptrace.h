@@ -378,7 +378,8 @@ struct bpf_insn;
 #define FPT_PRINTF_WIDTH_MAX	1024	/* printf's field widths and precisions */
 
 /* Internal maps share the table with the script's maps. */
-enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS };
+/* ".lost" counts, per CPU, the records the ring buffer had no room for. */
+enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS, FPT_MAP_LOST };
 
 /*
  * One map of the program, as the code generator uses it and the runtime

@@ -61,6 +61,7 @@ struct rt {
 	uint64_t *next_ns;		/* interval programs: the next run */
 	struct ring_buffer *rb;
 	struct fpt_out out;
+	int lost_fd;			/* index of ".lost" in map_fd, -1 if none */
 	bool done;
 };
 
@@ -107,15 +108,43 @@ static void map_name(const struct fpt_map_info *m, char *buf, size_t len)
 			buf[i] = '_';
 }
 
+/*
+ * The ring buffer's size: FPTRACE_RB_PAGES pages (a power of two) if set,
+ * as bpftrace's BPFTRACE_PERF_RB_PAGES; else FPT_RINGBUF_SIZE. 0 if invalid.
+ */
+static uint32_t ringbuf_size(void)
+{
+	const char *env = getenv("FPTRACE_RB_PAGES");
+	long page = sysconf(_SC_PAGESIZE);
+	char *end;
+	unsigned long n;
+
+	if (!env)
+		return FPT_RINGBUF_SIZE;
+	n = strtoul(env, &end, 10);
+	if (*env < '1' || *env > '9' || *end || (n & (n - 1)) ||
+	    n > (1ul << 30) / (unsigned long)page) {
+		fprintf(stderr, "ERROR: FPTRACE_RB_PAGES must be a power of two (pages), not '%s'\n",
+			env);
+		return 0;
+	}
+	return (uint32_t)(n * page);
+}
+
 static int create_maps(struct rt *r)
 {
 	for (int i = 0; i < r->s->nmaps; i++) {
 		const struct fpt_map_info *m = &r->s->maps[i];
+		uint32_t entries = m->max_entries;
 		char name[BPF_OBJ_NAME_LEN];
 
+		if (m->role == FPT_MAP_EVENTS && !(entries = ringbuf_size()))
+			return -1;
+		if (m->role == FPT_MAP_LOST)
+			r->lost_fd = i;
 		map_name(m, name, sizeof(name));
 		r->map_fd[i] = bpf_map_create(m->bpf_type, name, m->key_size,
-					      m->value_size, m->max_entries, NULL);
+					      m->value_size, entries, NULL);
 		if (r->map_fd[i] < 0) {
 			fprintf(stderr, "ERROR: cannot create map %s: %s\n", m->name,
 				strerror(errno));
@@ -516,6 +545,23 @@ static void print_missed(struct rt *r)
 	}
 }
 
+/* "Lost N events" on stderr when the ring buffer had no room for some. */
+static void print_lost(struct rt *r)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t *v, n = 0;
+
+	if (r->lost_fd < 0 || ncpus <= 0)
+		return;
+	v = xcalloc(ncpus, sizeof(*v));
+	if (!bpf_map_lookup_elem(r->map_fd[r->lost_fd], &(__u32){ 0 }, v))
+		for (int c = 0; c < ncpus; c++)
+			n += v[c];
+	if (n)
+		fprintf(stderr, "Lost %llu events\n", (unsigned long long)n);
+	free(v);
+}
+
 /* Detach the links (they stay readable), run END, print what is left. */
 static void finish(struct rt *r)
 {
@@ -528,6 +574,7 @@ static void finish(struct rt *r)
 	drain(r);
 	print_maps(r);
 	print_missed(r);
+	print_lost(r);
 }
 
 /* ---- Running -------------------------------------------------------------------- */
@@ -596,7 +643,7 @@ int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
 	    const struct fpt_sema *s, const struct fpt_bpf *b,
 	    const struct fpt_run_opts *o)
 {
-	struct rt r = { .src = src, .prog = prog, .s = s, .b = b, .o = o };
+	struct rt r = { .src = src, .prog = prog, .s = s, .b = b, .o = o, .lost_fd = -1 };
 	int err;
 
 	r.map_fd = fds(s->nmaps);

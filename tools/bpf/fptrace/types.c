@@ -1579,6 +1579,13 @@ static void internal_maps(struct tctx *c)
 		m->bpf_type = BPF_MAP_TYPE_RINGBUF;
 		m->max_entries = FPT_RINGBUF_SIZE;
 		m->nkeys = 0;
+		i = map_add(c->s, ".lost", FPT_MAP_LOST, none);
+		m = &c->s->maps[i];
+		m->bpf_type = BPF_MAP_TYPE_PERCPU_ARRAY;
+		m->key_size = 4;
+		m->value_size = 8;
+		m->max_entries = 1;
+		m->nkeys = 0;
 	}
 	if (c->stacks) {
 		i = map_add(c->s, ".stacks", FPT_MAP_STACKS, none);
