@@ -48,7 +48,8 @@
 
 #include "fptrace.h"
 
-#define LOG_SIZE	(4 << 20)
+#define LOG_SIZE	(4 << 20)	/* the verifier log's first buffer */
+#define LOG_MAX		(64 << 20)	/* and its largest */
 #define LOG_TAIL	12	/* lines of a verifier log shown on rejection */
 
 struct rt {
@@ -242,13 +243,13 @@ static void break_line(const struct fpt_bpf_prog *p, struct bpf_insn *insns, con
 	}
 }
 
-/* Load program i with its maps' fds patched in; log: verifier log wanted. */
-static int load_once(struct rt *r, int i, char *log, int level)
+/* Load program i with its maps' fds patched in; level: verifier log wanted. */
+static int load_once(struct rt *r, int i, char *log, size_t size, int level)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = r->b->progs[i].attach_type,
 		    .log_buf = level ? log : NULL,
-		    .log_size = level ? LOG_SIZE : 0,
+		    .log_size = level ? size : 0,
 		    .log_level = level);
 	const struct fpt_bpf_prog *p = &r->b->progs[i];
 	struct bpf_insn *insns = xcalloc(p->ninsns, sizeof(*insns));
@@ -267,17 +268,50 @@ static int load_once(struct rt *r, int i, char *log, int level)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Load program i with the verifier's log in *log, grown (to LOG_MAX) while
+ * the kernel says it does not fit. A log that never fits is no reason to
+ * fail: what fits is kept, said to be cut, and the program loaded without.
+ */
+static int load_logged(struct rt *r, int i, char **log, size_t *size)
+{
+	int fd = load_once(r, i, *log, *size, 1);
+
+	while (fd == -ENOSPC && *size < LOG_MAX) {
+		*size *= 2;
+		free(*log);
+		*log = xcalloc(1, *size);
+		fd = load_once(r, i, *log, *size, 1);
+	}
+	if (fd != -ENOSPC)
+		return fd;
+	fprintf(stderr, "fptrace: the verifier's log of %s is over %zu bytes: it is cut\n",
+		r->b->progs[i].name, *size);
+	return load_once(r, i, *log, *size, 0);
+}
+
+/* The first size of the log: LOG_SIZE, or FPTRACE_TEST_LOG_SIZE's (tests). */
+static size_t log_size(void)
+{
+	const char *env = getenv("FPTRACE_TEST_LOG_SIZE");
+	long n = env ? atol(env) : 0;
+
+	return n >= 128 && n <= LOG_MAX ? (size_t)n : LOG_SIZE;
+}
+
 static int load_progs(struct rt *r)
 {
-	char *log = xcalloc(1, LOG_SIZE);
+	size_t size = log_size();
+	char *log = xcalloc(1, size);
 	int err = 0;
 
 	for (int i = 0; i < r->b->nprogs && !err; i++) {
 		const struct fpt_bpf_prog *p = &r->b->progs[i];
-		int fd = load_once(r, i, log, r->o->verbose ? 1 : 0);
+		int fd = r->o->verbose ? load_logged(r, i, &log, &size) :
+			load_once(r, i, log, size, 0);
 
 		if (fd < 0 && !r->o->verbose)
-			fd = load_once(r, i, log, 1);
+			fd = load_logged(r, i, &log, &size);
 		if (fd < 0) {
 			report_reject(r, p, log, fd);
 			err = -1;
