@@ -361,9 +361,14 @@ static int attach_link(struct rt *r, int pi)
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	const struct fpt_bpf_prog *p = &r->b->progs[pi];
 	const struct fpt_link *l = &r->s->links[p->link];
+	__u64 *cookies = xcalloc(l->nfuncs, sizeof(*cookies));
 	char title[256];
-	int fd;
+	int fd, err;
 
+	/* cookie: the function's index in the link's sorted list */
+	for (int i = 0; i < l->nfuncs; i++)
+		cookies[i] = i;
+	opts.fprobe_multi.cookies = cookies;
 	opts.fprobe_multi.flags = l->mode == FPT_LINK_EXIT ? BPF_F_FPROBE_MULTI_RETURN :
 		l->mode == FPT_LINK_SESSION ? BPF_F_FPROBE_MULTI_SESSION : 0;
 	opts.fprobe_multi.cnt = l->nfuncs;
@@ -371,10 +376,12 @@ static int attach_link(struct rt *r, int pi)
 	opts.fprobe_multi.session_size = l->mode == FPT_LINK_SESSION ? l->session_size : 0;
 	opts.fprobe_multi.saved_args = l->mode != FPT_LINK_ENTRY ? l->saved_args : 0;
 	fd = bpf_link_create(r->prog_fd[pi], 0, BPF_TRACE_FPROBE_MULTI, &opts);
+	err = errno;
+	free(cookies);
 	if (fd < 0) {
 		link_title(r, p->link, title, sizeof(title));
 		fprintf(stderr, "ERROR: cannot attach %s (%d functions): %s\n", title,
-			l->nfuncs, strerror(errno));
+			l->nfuncs, strerror(err));
 		return -1;
 	}
 	r->link_fd[p->link] = fd;
