@@ -185,6 +185,10 @@ static const struct { const char *name, *src, *dump; } parse_cases[] = {
 	  "(probe (END) (block (exit)))\n" },
 	{ "parse_interval_ms", "interval:ms:100 { exit(); }",
 	  "(probe (interval 100000000ns) (block (exit)))\n" },
+	/* the units the man page lists: s, ms, us, and hz (times a second) */
+	{ "parse_interval_us_hz", "interval:us:250 { exit(); } interval:hz:4 { exit() }",
+	  "(probe (interval 250000ns) (block (exit)))\n"
+	  "(probe (interval 250000000ns) (block (exit)))\n" },
 	{ "parse_multiple_specs", "fprobe:vfs_read,fprobe:vfs_write { @[func] = count(); }",
 	  "(probe (fprobe vfs_read) (fprobe vfs_write) (block (= (@ func) (count))))\n" },
 	{ "parse_kprobe_aliases", "kprobe:vfs_read,kretprobe:vfs_read { @[probe] = count() }",
@@ -416,7 +420,7 @@ static const struct { const char *name, *src, *msg; } error_cases[] = {
 	  "fprobe:vfs_read+4 { }\n"
 	  "^~~~~~~~~~~~~~~~~\n" },
 	{ "err_interval_without_unit", "interval:1 { }",
-	  "stdin:1:1-11: ERROR: interval needs a unit and a count: interval:s:N or interval:ms:N\n"
+	  "stdin:1:1-11: ERROR: interval needs a unit and a count: interval:UNIT:N, UNIT s, ms, us or hz\n"
 	  "interval:1 { }\n"
 	  "^~~~~~~~~~\n" },
 	{ "err_interval_unit", "interval:m:1 { }",

@@ -685,7 +685,7 @@ static bool parse_interval(struct parser *p, struct fpt_spec *sp, const char *re
 
 	if (!colon) {
 		error_at(p, sp->loc,
-			 "interval needs a unit and a count: interval:s:N or interval:ms:N");
+			 "interval needs a unit and a count: interval:UNIT:N, UNIT s, ms, us or hz");
 		return false;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
