@@ -125,7 +125,7 @@ static uint32_t ringbuf_size(void)
 	n = strtoul(env, &end, 10);
 	if (*env < '1' || *env > '9' || *end || (n & (n - 1)) ||
 	    n > (1ul << 30) / (unsigned long)page) {
-		fprintf(stderr, "ERROR: FPTRACE_RB_PAGES must be a power of two (pages), not '%s'\n",
+		fprintf(stderr, "ERROR: FPTRACE_RB_PAGES must be a power of two, not '%s'\n",
 			env);
 		return 0;
 	}
@@ -139,7 +139,9 @@ static int create_maps(struct rt *r)
 		uint32_t entries = m->max_entries;
 		char name[BPF_OBJ_NAME_LEN];
 
-		if (m->role == FPT_MAP_EVENTS && !(entries = ringbuf_size()))
+		if (m->role == FPT_MAP_EVENTS)
+			entries = ringbuf_size();
+		if (!entries)
 			return -1;
 		if (m->role == FPT_MAP_LOST)
 			r->lost_fd = i;

@@ -374,6 +374,8 @@ static void svar_add(struct tctx *c, const char *name, struct fpt_type t,
 	session_check(c, loc);
 }
 
+#define MIXED_HINT " (this probe has fprobe specs too: give them a probe of their own)"
+
 static bool in_exit(const struct tctx *c)
 {
 	return c->kind == FPT_P_FRETPROBE;
@@ -665,8 +667,7 @@ static bool need_link(struct tctx *c, const char *name, struct fpt_loc loc, bool
 	if (at_exit && !in_exit(c)) {
 		fpt_error(c->d, loc,
 			  "The %s builtin can only be used with fretprobe and kretprobe probes%s",
-			  name, has_kind(c->probe, FPT_P_FRETPROBE) ?
-			  " (this probe has fprobe specs too: give them a probe of their own)" : "");
+			  name, has_kind(c->probe, FPT_P_FRETPROBE) ? MIXED_HINT : "");
 		return false;
 	}
 	return true;
