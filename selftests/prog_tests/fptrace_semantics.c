@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fptrace semantics that only a kernel shows: per-CPU maps cleared by
+ * delete(), values named from kallsyms, the session data an entry probe
+ * leaves when it calls exit(), the ring buffer's lost records, a verifier
+ * log bigger than its buffer, the cookie of each function, unsigned
+ * division, and min/max/avg over values that differ.
+ *
+ * Workloads as in fptrace.c: busybox dd, and the test module's "call N".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "test_progs.h"
+#include "helpers.h"
+
+#define FPTRACE	"/bin/fptrace"
+#define RUN	"/sys/kernel/debug/fpm_test/run"
+#define WAIT_LINK	"until /bin/bpftool link show 2>/dev/null | grep -q fprobe; do sleep 0.1; done; "
+
+static char out[65536];
+
+static int run(const char *cmd)
+{
+	int status = run_cmd(cmd, out, sizeof(out));
+
+	if (status)
+		test__log("%s: exit status %d:\n%s", cmd, status, out);
+	return status;
+}
+
+/* delete() of a count clears it on every CPU: nothing is left to print. */
+static void test_delete_all_cpus(void)
+{
+	if (!ASSERT_OK(run("taskset -c 0 " FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { "
+			  "@c = count(); } interval:s:6 { delete(@c); exit(); }' & " WAIT_LINK
+			  "taskset -c 0 dd if=/dev/zero bs=1 count=3 of=/dev/null 2>/dev/null; "
+			  "taskset -c 1 dd if=/dev/zero bs=1 count=5 of=/dev/null 2>/dev/null; wait"),
+		       "fptrace delete runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 2 probes...\n\n\n", "no count left on any CPU");
+}
+
+/* func, probe and ksym() values print as names; a map never set prints nothing. */
+static void test_named_values(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { "
+			  "@f = func; @p = probe; @k[1] = ksym(arg0 * 0 + 1); "
+			  "if (pid == 1) { @never = 1 } "
+			  "}' -c 'dd if=/dev/zero bs=512 count=1 of=/dev/null' 2>/dev/null"),
+		       "fptrace named values run"))
+		return;
+	/* ksym() of an address no symbol holds prints it in hex */
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@f: ksys_read\n@k[1]: 0x1\n"
+		     "@p: fprobe:ksys_read\n", "names, and no @never");
+}
+
+/*
+ * exit() in an entry probe still leaves the timestamp of elapsed: with
+ * none, elapsed would be nsecs itself, the time since boot (seconds),
+ * where a call of the test module takes far less than one.
+ */
+static void test_exit_in_entry(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0 + 10; "
+			  "if (arg0 == 0) { exit() } } fretprobe:fpm_test_recurse { "
+			  "@n[$d] = count(); if (elapsed > 1000000000) { @no_ts = count() } "
+			  "}' 2>&1 & " WAIT_LINK "echo \"call 1\" > " RUN "; wait; cat " RUN),
+		       "fptrace exit() at entry runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@n[10]: 1\n@n[11]: 1\nret=1\n",
+		     "both calls carried $d and the timestamp");
+}
+
+/* min, max, avg and stats of 100, 100 and 50: all different. */
+static void test_minmax_distinct(void)
+{
+	if (!ASSERT_OK(run("head -c 250 /dev/zero > /tmp/fpt250; " FPTRACE
+			  " -e 'fretprobe:ksys_read /comm == \"dd\" && retval > 0/ { "
+			  "@mn = min(retval); @mx = max(retval); @a = avg(retval); @s = stats(retval); "
+			  "}' -c 'dd if=/tmp/fpt250 bs=100 of=/dev/null' 2>/dev/null"),
+		       "fptrace min/max runs"))
+		return;
+	ASSERT_HAS(out, "@a: 83\n", "avg of 100, 100, 50");
+	ASSERT_HAS(out, "@mn: 50\n", "min 50");
+	ASSERT_HAS(out, "@mx: 100\n", "max 100");
+	ASSERT_HAS(out, "@s: count 3, average 83, total 250\n", "stats");
+}
+
+/*
+ * A one-page ring buffer that BEGIN fills before anything reads it: what
+ * does not fit is counted, none silently lost. An interval probe, run when
+ * the buffer has been read, ends the run.
+ */
+static void test_lost_events(void)
+{
+	static char script[8192] = "BEGIN { ";
+	const char *p;
+	int printed = 0;
+	long lost = -1;
+
+	for (int i = 0; i < 100; i++)
+		strcat(script, "printf(\"%s\\n\", \"0123456789abcdef0123456789abcdef\"); ");
+	strcat(script, "} interval:ms:100 { exit() }\n");
+	if (!ASSERT_OK(create_file("/tmp/fpt_lost.bt", script, strlen(script)), "script"))
+		return;
+	if (!ASSERT_OK(run("FPTRACE_RB_PAGES=1 " FPTRACE " /tmp/fpt_lost.bt 2>&1"),
+		       "fptrace with a one-page ring buffer runs"))
+		return;
+	for (p = out; (p = strstr(p, "0123456789abcdef0123456789abcdef\n")); p++)
+		printed++;
+	p = strstr(out, "Lost ");
+	if (ASSERT_TRUE(p, "the loss is reported"))
+		lost = strtol(p + 5, NULL, 10);
+	ASSERT_HAS(out, " events\n", "as bpftrace words it");
+	ASSERT_GE(lost, 1, "some records did not fit");
+	ASSERT_EQ(printed + lost, 100, "every record printed or counted");
+}
+
+/* -v with a log bigger than its first buffer: the load goes on, log whole. */
+static void test_verbose_log(void)
+{
+	if (!ASSERT_OK(run("FPTRACE_TEST_LOG_SIZE=128 " FPTRACE " -v -e 'BEGIN { "
+			  "@x = 1 + 2; if (@x > 2) { printf(\"%d\\n\", @x) } exit() }' 2>&1"),
+		       "fptrace -v with a small log buffer runs"))
+		return;
+	ASSERT_HAS(out, "fptrace: fpt_begin0 loaded; the verifier's log:\n", "the log shown");
+	ASSERT_HAS(out, "\nprocessed ", "to its end");
+	ASSERT_HAS(out, "\n3\n", "the program ran");
+}
+
+/* cookie: each function's index in the probe's sorted function list. */
+static void test_cookie(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_write,fprobe:ksys_read /comm == \"dd\"/ { "
+			  "@[func, cookie] = count(); }' "
+			  "-c 'dd if=/dev/zero bs=512 count=2 of=/dev/null' 2>/dev/null"),
+		       "fptrace cookie runs"))
+		return;
+	/* dd writes its record counts too: only the reads' count is known */
+	ASSERT_HAS(out, "\n@[ksys_read, 0]: 2\n", "ksys_read's cookie is 0");
+	ASSERT_HAS(out, "\n@[ksys_write, 1]: ", "ksys_write's cookie is 1");
+}
+
+/* / % >> are unsigned, as in bpftrace. */
+static void test_unsigned_div(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'BEGIN { $a = -10; printf(\"%d %d %d\\n\", "
+			  "$a / 3, $a % 3, $a >> 60); exit() }'"),
+		       "fptrace division runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n6148914691236517202 0 15\n\n\n",
+		     "bpftrace's udiv, urem and lshr");
+}
+
+void test_fptrace_semantics(void)
+{
+	if (access(FPTRACE, X_OK)) {
+		test__skip(FPTRACE " is not installed");
+		return;
+	}
+	if (test__start_subtest("delete_all_cpus"))
+		test_delete_all_cpus();
+	if (test__start_subtest("named_values"))
+		test_named_values();
+	if (test__start_subtest("exit_in_entry"))
+		test_exit_in_entry();
+	if (test__start_subtest("minmax_distinct"))
+		test_minmax_distinct();
+	if (test__start_subtest("lost_events"))
+		test_lost_events();
+	if (test__start_subtest("verbose_log"))
+		test_verbose_log();
+	if (test__start_subtest("cookie"))
+		test_cookie();
+	if (test__start_subtest("unsigned_div"))
+		test_unsigned_div();
+}
