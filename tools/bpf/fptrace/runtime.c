@@ -292,18 +292,9 @@ static int load_logged(struct rt *r, int i, char **log, size_t *size)
 	return load_once(r, i, *log, *size, 0);
 }
 
-/* The first size of the log: LOG_SIZE, or FPTRACE_TEST_LOG_SIZE's (tests). */
-static size_t log_size(void)
-{
-	const char *env = getenv("FPTRACE_TEST_LOG_SIZE");
-	long n = env ? atol(env) : 0;
-
-	return n >= 128 && n <= LOG_MAX ? (size_t)n : LOG_SIZE;
-}
-
 static int load_progs(struct rt *r)
 {
-	size_t size = log_size();
+	size_t size = LOG_SIZE;
 	char *log = xcalloc(1, size);
 	int err = 0;
 
