@@ -16,6 +16,8 @@
 #include "helpers.h"
 
 #define FPTRACE	"/bin/fptrace"
+/* fptrace's -c running dd, reading N blocks of /dev/zero */
+#define DD_C(n)	"-c 'dd if=/dev/zero bs=512 count=" #n " of=/dev/null' 2>/dev/null"
 #define RUN	"/sys/kernel/debug/fpm_test/run"
 #define WAIT_LINK	"until /bin/bpftool link show 2>/dev/null | grep -q fprobe; do sleep 0.1; done; "
 
@@ -36,7 +38,8 @@ static void test_delete_all_cpus(void)
 	if (!ASSERT_OK(run("taskset -c 0 " FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { "
 			  "@c = count(); } interval:s:6 { delete(@c); exit(); }' & " WAIT_LINK
 			  "taskset -c 0 dd if=/dev/zero bs=1 count=3 of=/dev/null 2>/dev/null; "
-			  "taskset -c 1 dd if=/dev/zero bs=1 count=5 of=/dev/null 2>/dev/null; wait"),
+			  "taskset -c 1 dd if=/dev/zero bs=1 count=5 of=/dev/null 2>/dev/null; "
+			  "wait"),
 		       "fptrace delete runs"))
 		return;
 	ASSERT_STREQ(out, "Attaching 2 probes...\n\n\n", "no count left on any CPU");
@@ -47,8 +50,7 @@ static void test_named_values(void)
 {
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { "
 			  "@f = func; @p = probe; @k[1] = ksym(arg0 * 0 + 1); "
-			  "if (pid == 1) { @never = 1 } "
-			  "}' -c 'dd if=/dev/zero bs=512 count=1 of=/dev/null' 2>/dev/null"),
+			  "if (pid == 1) { @never = 1 } }' " DD_C(1)),
 		       "fptrace named values run"))
 		return;
 	/* ksym() of an address no symbol holds prints it in hex */
@@ -65,8 +67,8 @@ static void test_exit_in_entry(void)
 {
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0 + 10; "
 			  "if (arg0 == 0) { exit() } } fretprobe:fpm_test_recurse { "
-			  "@n[$d] = count(); if (elapsed > 1000000000) { @no_ts = count() } "
-			  "}' 2>&1 & " WAIT_LINK "echo \"call 1\" > " RUN "; wait; cat " RUN),
+			  "@n[$d] = count(); if (elapsed > 1000000000) { @no_ts = count() } }' 2>&1 & "
+			  WAIT_LINK "echo \"call 1\" > " RUN "; wait; cat " RUN),
 		       "fptrace exit() at entry runs"))
 		return;
 	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@n[10]: 1\n@n[11]: 1\nret=1\n",
@@ -163,8 +165,7 @@ static void test_verbose_log(void)
 static void test_cookie(void)
 {
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:ksys_write,fprobe:ksys_read /comm == \"dd\"/ { "
-			  "@[func, cookie] = count(); }' "
-			  "-c 'dd if=/dev/zero bs=512 count=2 of=/dev/null' 2>/dev/null"),
+			  "@[func, cookie] = count(); }' " DD_C(2)),
 		       "fptrace cookie runs"))
 		return;
 	/* dd writes its record counts too: only the reads' count is known */
@@ -175,8 +176,8 @@ static void test_cookie(void)
 /* / % >> are unsigned, as in bpftrace. */
 static void test_unsigned_div(void)
 {
-	if (!ASSERT_OK(run(FPTRACE " -e 'BEGIN { $a = -10; printf(\"%d %d %d\\n\", "
-			  "$a / 3, $a % 3, $a >> 60); exit() }'"),
+	if (!ASSERT_OK(run(FPTRACE " -e 'BEGIN { $a = -10; "
+			  "printf(\"%d %d %d\\n\", $a / 3, $a % 3, $a >> 60); exit() }'"),
 		       "fptrace division runs"))
 		return;
 	ASSERT_STREQ(out, "Attaching 1 probe...\n6148914691236517202 0 15\n\n\n",

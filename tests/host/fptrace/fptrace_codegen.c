@@ -267,26 +267,28 @@ static const struct { const char *name, *src; } golden_cases[] = {
 	  "$a /= -4; $a %= 5; $a >>= 1; @v = $a }" },
 	/* maps read before the assignment that types them, through another map too */
 	{ "map_read_before_assign",
-	  "BEGIN { printf(\"%s %s\\n\", @a, @s[1]) } fprobe:vfs_read { @a = @b; @s[pid] = \"str\" } "
-	  "fprobe:vfs_write { @b = comm }" },
+	  "BEGIN { printf(\"%s %s\\n\", @a, @s[1]) } fprobe:vfs_read { "
+	  "@a = @b; @s[pid] = \"str\" } fprobe:vfs_write { @b = comm }" },
 	/*
 	 * $variables are each probe's own: $s differs in type between the
 	 * entry probes, and the last exit probe's $t must not clobber the
 	 * session's $t that the first one reads
 	 */
 	{ "scratch_per_probe",
-	  "fprobe:vfs_read { $t = nsecs; $s = comm; @a = $s } fprobe:vfs_read { $s = 1; @b = $s } "
-	  "fretprobe:vfs_read { @c = nsecs - $t } fretprobe:vfs_read { $t = 5; @d = $t }" },
+	  "fprobe:vfs_read { $t = nsecs; $s = comm; @a = $s } fprobe:vfs_read { "
+	  "$s = 1; @b = $s } fretprobe:vfs_read { @c = nsecs - $t } fretprobe:vfs_read { "
+	  "$t = 5; @d = $t }" },
 	/* one body on both sides: typed for each, with the same types */
 	{ "mixed_entry_exit",
 	  "fprobe:vfs_read,fretprobe:vfs_read { $x = arg2; @[probe, $x] = count() }" },
 	/* exit() ends the entry probe after saving $t, and the timestamp is stored */
 	{ "exit_in_entry",
-	  "fprobe:vfs_read { $t = 7; if (pid == 1) { exit() } $u = 2 } "
-	  "fretprobe:vfs_read { @ = hist(elapsed); @t[$t] = count() }" },
+	  "fprobe:vfs_read { $t = 7; if (pid == 1) { exit() } $u = 2 } fretprobe:vfs_read { "
+	  "@ = hist(elapsed); @t[$t] = count() }" },
 	/* maps without keys are hashes: delete() clears every CPU's value */
 	{ "delete_scalar_agg",
-	  "fprobe:vfs_read { @c = count(); @x = 1 } fretprobe:vfs_read { delete(@c); delete(@x) }" },
+	  "fprobe:vfs_read { @c = count(); @x = 1 } fretprobe:vfs_read { "
+	  "delete(@c); delete(@x) }" },
 };
 
 static char *read_file(const char *path)
@@ -476,7 +478,8 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "stdin:1:26-41: ERROR: printf: the field width 999999999 is too large (at most 1024)\n"
 	  "fprobe:vfs_read { printf(\"%999999999d\\n\", pid) }\n"
 	  "                         ^~~~~~~~~~~~~~~\n" },
-	{ "terr_printf_huge_precision", "fprobe:vfs_read { printf(\"%5.99999999999999999999s\", comm) }",
+	{ "terr_printf_huge_precision",
+	  "fprobe:vfs_read { printf(\"%5.99999999999999999999s\", comm) }",
 	  "stdin:1:26-52: ERROR: printf: the precision 99999999999999999999 is too large (at most 1024)\n"
 	  "fprobe:vfs_read { printf(\"%5.99999999999999999999s\", comm) }\n"
 	  "                         ^~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
@@ -501,10 +504,10 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "BEGIN { $x = @m + 1 } fprobe:vfs_read { @m = comm }\n"
 	  "             ^~~~~~\n" },
 	{ "terr_session_var_conflict",
-	  "fprobe:vfs_read { $x = 1 } fprobe:vfs_read { $x = comm } fretprobe:vfs_read { @ = $x }",
-	  "stdin:1:83-85: ERROR: $x is set with different types by the entry probes of this function set: the exit probes cannot read it\n"
-	  "fprobe:vfs_read { $x = 1 } fprobe:vfs_read { $x = comm } fretprobe:vfs_read { @ = $x }\n"
-	  "                                                                                  ^~\n" },
+	  "fprobe:vfs_read{$x=1} fprobe:vfs_read{$x=comm} fretprobe:vfs_read{@=$x}",
+	  "stdin:1:69-71: ERROR: $x is set with different types by the entry probes of this function set: the exit probes cannot read it\n"
+	  "fprobe:vfs_read{$x=1} fprobe:vfs_read{$x=comm} fretprobe:vfs_read{@=$x}\n"
+	  "                                                                    ^~\n" },
 	{ "terr_mixed_arg_types", "fprobe:vfs_readx,fretprobe:vfs_read { @[arg2] = count() }",
 	  "stdin:1:41-45: ERROR: This expression is int32 at the probe's fprobe specs but uint64 at its fretprobe specs: write them as two probes\n"
 	  "fprobe:vfs_readx,fretprobe:vfs_read { @[arg2] = count() }\n"

@@ -467,7 +467,7 @@ static char *nested(int n, const char *open, const char *close)
 	*q++ = '1';
 	for (int i = 0; i < n; i++, q += lc)
 		memcpy(q, close, lc);
-	strcpy(q, " }");
+	memcpy(q, " }", sizeof(" }"));
 	return s;
 }
 

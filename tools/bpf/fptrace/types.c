@@ -1640,7 +1640,8 @@ static void reset_pass(struct tctx *c)
 	free(c->pend);
 	c->pend = NULL;
 	c->npend = 0;
-	c->events = c->stacks = false;
+	c->events = false;
+	c->stacks = false;
 }
 
 static int typed_maps(const struct fpt_sema *s)
