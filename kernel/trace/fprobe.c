@@ -11,10 +11,10 @@
  * fprobe's one fgraph_ops (see fgraph_init_owner_ops()): fgraph pushes the
  * call's frame, or joins the frame that another hook of the same call
  * pushed, so that a call is hooked once, and calls fprobe_entry() with
- * the ftrace_ops at hand. There the fprobe reserves a block of its own in
- * the frame, a 64-bit header and its entry data:
+ * the ftrace_ops at hand and a block of the fprobe's own in the frame, of
+ * the size set at registration: a 64-bit header and its entry data.
  *
- *   fgraph_reserve_data() block, at most FPROBE_RESERVE_WORDS words
+ *   block in the frame, at most FPROBE_RESERVE_WORDS words
  *   +--------------------------------+ <- lowest address
  *   | header: id | data words        |
  *   | entry data (n words)           |
@@ -23,10 +23,11 @@
  *   header bits  0..31  FPROBE_HDR_ID    the fprobe's id, never 0
  *   header bits 32..39  FPROBE_HDR_SIZE  entry data size in words
  *
- * An fprobe whose entry handler returns nonzero gets no block, so its exit
- * is skipped at no cost. When the task's stack has no room, the fprobe
- * counts the call in its nmissed_stack. At the return, fprobe_return()
- * runs the exit of each block of the frame, the last reserved first.
+ * An fprobe whose entry handler returns nonzero keeps no block, so its
+ * exit is skipped at no cost. When the task's stack has no room, fgraph
+ * tells fprobe_missed(), and the fprobe counts the call in its
+ * nmissed_stack. At the return, fgraph hands fprobe_return() each block
+ * of the frame, the last reserved first, and it runs that block's exit.
  *
  * The header names the fprobe by id, not by pointer. Ids come from an
  * allocating xarray, cyclically, and are removed from it at unregister, so
@@ -79,8 +80,7 @@
 #define FPROBE_HDR_SIZE		GENMASK_ULL(39, 32)
 #define FPROBE_HDR_WORDS	(sizeof(u64) / sizeof(long))
 #define FPROBE_DATA_WORDS_MAX	(FPROBE_DATA_SIZE_MAX / sizeof(long))
-/* fgraph_reserve_data() gives at most 32 words */
-#define FPROBE_RESERVE_WORDS	32
+#define FPROBE_RESERVE_WORDS	(FGRAPH_MAX_DATA_SIZE / sizeof(long))
 
 static_assert(FPROBE_DATA_WORDS_MAX <= (FPROBE_HDR_SIZE >> 32));
 static_assert(FPROBE_HDR_WORDS + FPROBE_DATA_WORDS_MAX <= FPROBE_RESERVE_WORDS);
@@ -112,9 +112,9 @@ static u32 fprobe_next_id;
 static unsigned long fprobe_nr_exit;
 
 static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
-			struct ftrace_ops *op, struct ftrace_regs *fregs);
+			struct ftrace_ops *op, struct ftrace_regs *fregs, void *data);
 static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops,
-			  struct ftrace_regs *fregs);
+			  struct ftrace_regs *fregs, void *data, int size);
 static void fprobe_missed(unsigned long func, struct fgraph_ops *gops,
 			  struct ftrace_ops *op, enum fgraph_miss why);
 
@@ -125,7 +125,7 @@ static void fprobe_missed(unsigned long func, struct fgraph_ops *gops,
  */
 static struct fgraph_ops fprobe_graph_ops = {
 	.ops_entryfunc	= fprobe_entry,
-	.retfunc	= fprobe_return,
+	.ops_retfunc	= fprobe_return,
 	.missfunc	= fprobe_missed,
 	.lazy_stacks	= true,
 	.no_timestamps	= true,
@@ -134,6 +134,12 @@ static struct fgraph_ops fprobe_graph_ops = {
 static __always_inline int fprobe_data_words(struct fprobe *fp)
 {
 	return DIV_ROUND_UP(fp->entry_data_size, sizeof(long));
+}
+
+/* The words of @fp's block in a frame: the header and the entry data */
+static int fprobe_block_words(struct fprobe *fp)
+{
+	return FPROBE_HDR_WORDS + fprobe_data_words(fp);
 }
 
 /*
@@ -162,7 +168,7 @@ static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip
 static void fprobe_ftrace_entry(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
-	struct fprobe *fp = container_of(ops, struct fprobe, ops);
+	struct fprobe *fp = container_of(ops, struct fprobe, hook.ops);
 	int bit;
 
 	if (unlikely(fprobe_disabled(fp)))
@@ -208,27 +214,23 @@ static __always_inline unsigned long fprobe_entry_ret_ip(struct ftrace_regs *fre
 
 /*
  * The entry of a call that @op, the ftrace_ops of an fprobe with an exit
- * handler, hooked: reserve the header and the entry data, run the entry
- * handler. fgraph calls it where RCU is watching, with preemption off and
- * under ftrace's recursion protection.
+ * handler, hooked: run the entry handler, with the entry data in @data,
+ * the fprobe's block, and write the block's header. fgraph calls it where
+ * RCU is watching, with preemption off and under ftrace's recursion
+ * protection.
  */
 static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
-			struct ftrace_ops *op, struct ftrace_regs *fregs)
+			struct ftrace_ops *op, struct ftrace_regs *fregs, void *data)
 {
-	struct fprobe *fp = container_of(op, struct fprobe, ops);
+	struct fprobe *fp = container_of(op, struct fprobe, hook.ops);
 	int words = fprobe_data_words(fp);
-	unsigned long *block;
+	unsigned long *block = data;
 	u32 id;
 
 	/* unregistering: its exit would not find it */
 	id = READ_ONCE(fp->id);
 	if (unlikely(fprobe_disabled(fp) || !id))
 		return 0;
-	block = fgraph_reserve_data(gops->idx, (FPROBE_HDR_WORDS + words) * sizeof(long));
-	if (unlikely(!block)) {
-		atomic_long_inc(&fp->nmissed_stack);
-		return 0;
-	}
 	if (fp->entry_handler &&
 	    fprobe_call_entry(fp, trace->func, fprobe_entry_ret_ip(fregs), fregs,
 			      words ? block + FPROBE_HDR_WORDS : NULL))
@@ -268,20 +270,20 @@ static __always_inline void fprobe_exit_block(unsigned long *block, int size, un
 }
 
 /*
- * The return of a call that fprobes hooked: each of their ftrace_ops that
- * hooked it left a block, with one header, in the call's frame.
+ * The return of a call that an fprobe hooked: fgraph gives each block, of
+ * @size bytes, that the ftrace_ops of an fprobe left in the call's frame.
  */
 static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops,
-			  struct ftrace_regs *fregs)
+			  struct ftrace_regs *fregs, void *data, int size)
 {
-	unsigned long ip = trace->func, ret_ip, *block;
-	int size, pos = 0, bit;
+	unsigned long ip = trace->func, ret_ip;
+	int bit;
 
 	if (WARN_ON_ONCE(!fregs))
 		return;
 	/*
 	 * synchronize_rcu() in unregister_fprobe() does not wait for us, so
-	 * no fprobe can be looked up: the headers stay pending
+	 * no fprobe can be looked up: the header stays pending
 	 */
 	if (unlikely(!ftrace_rcu_is_watching()))
 		return;
@@ -290,15 +292,10 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 	bit = ftrace_test_recursion_trylock(ip, ret_ip);
 	/*
 	 * fgraph gives a return only to an owner of the slot that entered
-	 * the call, except on 32-bit, where it keeps no epoch: there a frame
-	 * that an earlier owner pushed can come here, and carry no block.
+	 * the call, except on 32-bit, where it keeps no epoch: there a block
+	 * that an earlier owner reserved can come here; its size tells.
 	 */
-	do {
-		block = fgraph_retrieve_next_data(gops->idx, &size, &pos);
-		if (!block)
-			break;
-		fprobe_exit_block(block, size / sizeof(long), ip, ret_ip, fregs, bit);
-	} while (pos >= 0);
+	fprobe_exit_block(data, size / sizeof(long), ip, ret_ip, fregs, bit);
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
 }
@@ -314,7 +311,7 @@ static void fprobe_missed(unsigned long func, struct fgraph_ops *gops,
 	/* fprobe hooks calls from its own ftrace_ops only */
 	if (WARN_ON_ONCE(!op))
 		return;
-	fp = container_of(op, struct fprobe, ops);
+	fp = container_of(op, struct fprobe, hook.ops);
 	/* as fprobe_entry(): not when disabled, nor once unregistering */
 	if (fprobe_disabled(fp) || !READ_ONCE(fp->id))
 		return;
@@ -424,34 +421,35 @@ static int fprobe_add_ops(struct fprobe *fp, unsigned long *addrs, int num)
 			return ret;
 	}
 	/* a new registration, or one after unregister_fprobe() */
-	memset(&fp->ops, 0, sizeof(fp->ops));
+	memset(&fp->hook, 0, sizeof(fp->hook));
 	if (fp->exit_handler) {
-		ret = fgraph_init_owner_ops(&fp->ops, &fprobe_graph_ops);
+		ret = fgraph_init_owner_ops(&fp->hook, &fprobe_graph_ops,
+					    fprobe_block_words(fp) * sizeof(long));
 		if (ret)
 			return ret;
 	} else {
-		fp->ops.func = fprobe_ftrace_entry;
-		fp->ops.flags = FTRACE_OPS_FL_SAVE_ARGS;
+		fp->hook.ops.func = fprobe_ftrace_entry;
+		fp->hook.ops.flags = FTRACE_OPS_FL_SAVE_ARGS;
 	}
-	ret = ftrace_set_filter_ips(&fp->ops, addrs, num, 0, 0);
+	ret = ftrace_set_filter_ips(&fp->hook.ops, addrs, num, 0, 0);
 	if (!ret && fp->exit_handler)
 		ret = fprobe_graph_get();
 	if (!ret) {
-		ret = register_ftrace_function(&fp->ops);
+		ret = register_ftrace_function(&fp->hook.ops);
 		if (ret && fp->exit_handler)
 			fprobe_graph_put();
 	}
 	if (ret)
-		ftrace_free_filter(&fp->ops);
+		ftrace_free_filter(&fp->hook.ops);
 	return ret;
 }
 
 static void fprobe_remove_ops(struct fprobe *fp)
 {
 	/* not if the modules of all its functions went away */
-	if (fp->ops.flags & FTRACE_OPS_FL_ENABLED)
-		unregister_ftrace_function(&fp->ops);
-	ftrace_free_filter(&fp->ops);
+	if (fp->hook.ops.flags & FTRACE_OPS_FL_ENABLED)
+		unregister_ftrace_function(&fp->hook.ops);
+	ftrace_free_filter(&fp->hook.ops);
 	if (fp->exit_handler)
 		fprobe_graph_put();
 }
@@ -770,15 +768,15 @@ static void fprobe_drop_module_ops(struct fprobe *fp, struct module *mod,
 	int left;
 
 	lockdep_assert_held(&fprobe_mutex);
-	if (!(fp->ops.flags & FTRACE_OPS_FL_ENABLED))
+	if (!(fp->hook.ops.flags & FTRACE_OPS_FL_ENABLED))
 		return;
-	left = fprobe_filter_drop_module(&fp->ops, mod, in);
+	left = fprobe_filter_drop_module(&fp->hook.ops, mod, in);
 	if (left > 0)
 		return;
 	if (left < 0)
 		pr_warn("fprobe on module %s stopped: its filter could not change (%d)\n",
 			mod->name, left);
-	unregister_ftrace_function(&fp->ops);
+	unregister_ftrace_function(&fp->hook.ops);
 }
 
 static void fprobe_drop_module(struct module *mod, fprobe_in_module_t in)

@@ -263,6 +263,37 @@ static const struct { const char *name, *src; } golden_cases[] = {
 		"cookie_ternary",
 		"fprobe:vfs_open { @[cookie > 3 ? cookie : -1, arg1] = count(); @d = 10 / (cookie % 3) }",
 	},
+	/* / % >> are unsigned as in bpftrace, on negative operands too */
+	{ "unsigned_div_shift", "BEGIN { $a = -10; @d = $a / -3; @m = $a % 3; @s = $a >> 2; "
+	  "$a /= -4; $a %= 5; $a >>= 1; @v = $a }" },
+	/* maps read before the assignment that types them, through another map too */
+	{ "map_read_before_assign",
+	  "BEGIN { printf(\"%s %s\\n\", @a, @s[1]) } fprobe:vfs_read { "
+	  "@a = @b; @s[pid] = \"str\" } fprobe:vfs_write { @b = comm }" },
+	/*
+	 * $variables are each probe's own: $s differs in type between the
+	 * entry probes, and the last exit probe's $t must not clobber the
+	 * session's $t that the first one reads
+	 */
+	{ "scratch_per_probe",
+	  "fprobe:vfs_read { $t = nsecs; $s = comm; @a = $s } fprobe:vfs_read { "
+	  "$s = 1; @b = $s } fretprobe:vfs_read { @c = nsecs - $t } fretprobe:vfs_read { "
+	  "$t = 5; @d = $t }" },
+	/* one body on both sides: typed for each, with the same types */
+	{ "mixed_entry_exit",
+	  "fprobe:vfs_read,fretprobe:vfs_read { $x = arg2; @[probe, $x] = count() }" },
+	/* exit() ends the entry probe after saving $t, and the timestamp is stored */
+	{ "exit_in_entry",
+	  "fprobe:vfs_read { $t = 7; if (pid == 1) { exit() } $u = 2 } fretprobe:vfs_read { "
+	  "@ = hist(elapsed); @t[$t] = count() }" },
+	/*
+	 * maps without keys are hashes, whose delete() clears every CPU's
+	 * value; but for count() and the other aggregations whose value says
+	 * whether it was set (not sum()): per-CPU arrays, cleared by a record
+	 */
+	{ "delete_scalar_agg",
+	  "fprobe:vfs_read { @c = count(); @s = sum(pid); @x = 1 } fretprobe:vfs_read { "
+	  "delete(@c); delete(@s); delete(@x) }" },
 };
 
 static char *read_file(const char *path)
@@ -448,6 +479,48 @@ static const struct { const char *name, *src, *msg; } type_errors[] = {
 	  "stdin:1:34-38: ERROR: printf: %d specifier expects a value of type integer (string[16] supplied)\n"
 	  "fprobe:vfs_read { printf(\"%d\\n\", comm) }\n"
 	  "                                 ^~~~\n" },
+	{ "terr_printf_huge_width", "fprobe:vfs_read { printf(\"%999999999d\\n\", pid) }",
+	  "stdin:1:26-41: ERROR: printf: the field width 999999999 is too large (at most 1024)\n"
+	  "fprobe:vfs_read { printf(\"%999999999d\\n\", pid) }\n"
+	  "                         ^~~~~~~~~~~~~~~\n" },
+	{ "terr_printf_huge_precision",
+	  "fprobe:vfs_read { printf(\"%5.99999999999999999999s\", comm) }",
+	  "stdin:1:26-52: ERROR: printf: the precision 99999999999999999999 is too large (at most 1024)\n"
+	  "fprobe:vfs_read { printf(\"%5.99999999999999999999s\", comm) }\n"
+	  "                         ^~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
+	/* literals beyond int64: no wrap to -1 or 1, no negated INT64_MIN */
+	{ "terr_lhist_min_beyond_int64",
+	  "fretprobe:vfs_read { @ = lhist(retval, -18446744073709551615, 10, 1) }",
+	  "stdin:1:40-61: ERROR: lhist() argument 2 must be an integer literal from -2147483648 to 2147483647\n"
+	  "fretprobe:vfs_read { @ = lhist(retval, -18446744073709551615, 10, 1) }\n"
+	  "                                       ^~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_lhist_min_uint64_max",
+	  "fretprobe:vfs_read { @ = lhist(retval, 18446744073709551615, 10, 1) }",
+	  "stdin:1:40-60: ERROR: lhist() argument 2 must be an integer literal from -2147483648 to 2147483647\n"
+	  "fretprobe:vfs_read { @ = lhist(retval, 18446744073709551615, 10, 1) }\n"
+	  "                                       ^~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_lhist_min_int64_min",
+	  "fretprobe:vfs_read { @ = lhist(retval, -9223372036854775808, 10, 1) }",
+	  "stdin:1:40-60: ERROR: lhist() argument 2 must be an integer literal from -2147483648 to 2147483647\n"
+	  "fretprobe:vfs_read { @ = lhist(retval, -9223372036854775808, 10, 1) }\n"
+	  "                                       ^~~~~~~~~~~~~~~~~~~~\n" },
+	{ "terr_map_read_before_assign", "BEGIN { $x = @m + 1 } fprobe:vfs_read { @m = comm }",
+	  "stdin:1:14-20: ERROR: The + operator can not be used on expressions of types string[16], int64\n"
+	  "BEGIN { $x = @m + 1 } fprobe:vfs_read { @m = comm }\n"
+	  "             ^~~~~~\n" },
+	{ "terr_session_var_conflict",
+	  "fprobe:vfs_read{$x=1} fprobe:vfs_read{$x=comm} fretprobe:vfs_read{@=$x}",
+	  "stdin:1:69-71: ERROR: $x is set with different types by the entry probes of this function set: the exit probes cannot read it\n"
+	  "fprobe:vfs_read{$x=1} fprobe:vfs_read{$x=comm} fretprobe:vfs_read{@=$x}\n"
+	  "                                                                    ^~\n" },
+	{ "terr_mixed_arg_types", "fprobe:vfs_readx,fretprobe:vfs_read { @[arg2] = count() }",
+	  "stdin:1:41-45: ERROR: This expression is int32 at the probe's fprobe specs but uint64 at its fretprobe specs: write them as two probes\n"
+	  "fprobe:vfs_readx,fretprobe:vfs_read { @[arg2] = count() }\n"
+	  "                                        ^~~~\n" },
+	{ "terr_mixed_retval", "fprobe:vfs_read,fretprobe:vfs_read { @ = hist(retval) }",
+	  "stdin:1:47-53: ERROR: The retval builtin can only be used with fretprobe and kretprobe probes (this probe has fprobe specs too: give them a probe of their own)\n"
+	  "fprobe:vfs_read,fretprobe:vfs_read { @ = hist(retval) }\n"
+	  "                                              ^~~~~~\n" },
 	{ "terr_variable_type", "fprobe:vfs_read { $x = 1; $x = comm }",
 	  "stdin:1:27-29: ERROR: Type mismatch for $x: trying to assign value of type 'string[16]' when variable already contains a value of type 'int64'\n"
 	  "fprobe:vfs_read { $x = 1; $x = comm }\n"

@@ -185,6 +185,10 @@ static const struct { const char *name, *src, *dump; } parse_cases[] = {
 	  "(probe (END) (block (exit)))\n" },
 	{ "parse_interval_ms", "interval:ms:100 { exit(); }",
 	  "(probe (interval 100000000ns) (block (exit)))\n" },
+	/* the units the man page lists: s, ms, us, and hz (times a second) */
+	{ "parse_interval_us_hz", "interval:us:250 { exit(); } interval:hz:4 { exit() }",
+	  "(probe (interval 250000ns) (block (exit)))\n"
+	  "(probe (interval 250000000ns) (block (exit)))\n" },
 	{ "parse_multiple_specs", "fprobe:vfs_read,fprobe:vfs_write { @[func] = count(); }",
 	  "(probe (fprobe vfs_read) (fprobe vfs_write) (block (= (@ func) (count))))\n" },
 	{ "parse_kprobe_aliases", "kprobe:vfs_read,kretprobe:vfs_read { @[probe] = count() }",
@@ -416,7 +420,7 @@ static const struct { const char *name, *src, *msg; } error_cases[] = {
 	  "fprobe:vfs_read+4 { }\n"
 	  "^~~~~~~~~~~~~~~~~\n" },
 	{ "err_interval_without_unit", "interval:1 { }",
-	  "stdin:1:1-11: ERROR: interval needs a unit and a count: interval:s:N or interval:ms:N\n"
+	  "stdin:1:1-11: ERROR: interval needs a unit and a count: interval:UNIT:N, UNIT s, ms, us or hz\n"
 	  "interval:1 { }\n"
 	  "^~~~~~~~~~\n" },
 	{ "err_interval_unit", "interval:m:1 { }",
@@ -447,6 +451,60 @@ static void test_parse_errors(void)
 		       same(error_cases[i].name, "messages", out, error_cases[i].msg));
 		free(out);
 	}
+}
+
+/* "BEGIN { $x = " open n times, "1", close n times, " }": text to free. */
+static char *nested(int n, const char *open, const char *close)
+{
+	size_t lo = strlen(open), lc = strlen(close);
+	char *s = malloc(32 + n * (lo + lc)), *q = s;
+
+	if (!s)
+		abort();
+	q += sprintf(q, "BEGIN { $x = ");
+	for (int i = 0; i < n; i++, q += lo)
+		memcpy(q, open, lo);
+	*q++ = '1';
+	for (int i = 0; i < n; i++, q += lc)
+		memcpy(q, close, lc);
+	memcpy(q, " }", sizeof(" }"));
+	return s;
+}
+
+/* The first line of the messages for text begins with want. */
+static void check_deep(const char *name, char *text, const char *want)
+{
+	char *out;
+	int errors = parse_to(text, &out);
+	bool ok = errors == 1 && !strncmp(out, want, strlen(want)) &&
+		  strstr(out, "ERROR: nesting too deep: more than 128 levels\n");
+
+	report(name, ok);
+	if (!ok)
+		fprintf(stderr, "%s: want \"%s...\", got \"%.200s\"\n", name, want, out);
+	free(out);
+	free(text);
+}
+
+/* Deep nesting is an error at the token past the limit, not a crash. */
+static void test_nesting(void)
+{
+	char *ok = nested(100, "(", ")"), *out;
+
+	report("nest_100_parens_parse", !parse_to(ok, &out));
+	free(out);
+	free(ok);
+	/* the 129th level: "BEGIN { $x = " is 13 columns, then 127 "(" */
+	check_deep("nest_parens_129", nested(129, "(", ")"),
+		   "stdin:1:141-142: ERROR: nesting too deep: more than 128 levels\n");
+	check_deep("nest_parens_100000", nested(100000, "(", ")"),
+		   "stdin:1:141-142: ERROR: nesting too deep: more than 128 levels\n");
+	check_deep("nest_unary_100000", nested(100000, "~", ""),
+		   "stdin:1:");
+	check_deep("nest_chain_100000", nested(100000, "1+", ""),
+		   "stdin:1:");
+	check_deep("nest_ifs_10000", nested(10000, "1; if (1) { $y = ", "}"),
+		   "stdin:1:");
 }
 
 /* The diag layouts the parser has no case for: several lines, no place. */
@@ -514,6 +572,38 @@ static void test_buckets(void)
 		}
 	}
 	report("bucket_index_rules", ok);
+}
+
+/* ---- Kernel symbols ----------------------------------------------------------- */
+
+static struct fpt_ksyms *ksyms_of(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct fpt_ksyms *k = fpt_ksyms_read(f);
+
+	fclose(f);
+	return k;
+}
+
+/* kallsyms with and without the addresses that kptr_restrict hides. */
+static void test_ksyms(void)
+{
+	struct fpt_ksyms *k = ksyms_of("ffffffff81000000 T _stext\n"
+				       "ffffffff81000100 t vfs_read\n"
+				       "ffffffff81000200 D some_data\n"
+				       "ffffffff81000300 T vfs_write [mod]\n");
+	uint64_t off = 0;
+	const char *n = fpt_ksym(k, 0xffffffff81000110ull, &off);
+
+	report("ksyms_resolve", !fpt_ksyms_hidden(k) && n && !strcmp(n, "vfs_read") &&
+	       off == 0x10 && !fpt_ksym(k, 0xffffffff80000000ull, &off));
+	fpt_ksyms_free(k);
+	k = ksyms_of("0000000000000000 T _stext\n"
+		     "0000000000000000 t vfs_read\n"
+		     "0000000000000000 T vfs_write\n");
+	report("ksyms_hidden_by_kptr_restrict", fpt_ksyms_hidden(k) &&
+	       !fpt_ksym(k, 0xffffffff81000110ull, &off) && !fpt_ksym(k, 1, &off));
+	fpt_ksyms_free(k);
 }
 
 /* ---- Printing against the goldens ----------------------------------------- */
@@ -762,8 +852,10 @@ int main(int argc, char **argv)
 	test_lexer();
 	test_parse_dumps();
 	test_parse_errors();
+	test_nesting();
 	test_diag();
 	test_buckets();
+	test_ksyms();
 	test_print_hists();
 	test_print_keyed_hist();
 	test_print_values();

@@ -42,8 +42,11 @@
  * Helper and kfunc arguments go in r1-r5 just before the call.
  *
  * Stack (below r10): bytes 1-8 are the kfuncs' out value (bpf_fprobe_arg,
- * bpf_fprobe_ret; zeroed at the start), then each part's local $variables
- * (zeroed at the part's start, 8 bytes or the string's size), then
+ * bpf_fprobe_ret; zeroed at the start), then each part's $variables, all
+ * its own (8 bytes or the string's size; zeroed at the part's start, but
+ * for the session variables of an exit part, read from the session data;
+ * an entry part writes its session variables there at the end of its body,
+ * where exit() jumps too, so that the exit run sees them), then
  * temporaries taken and given back statement by statement: spilled left
  * operands, map keys and values, strings (comm, str(), literals), event
  * records. A program over 512 bytes is an error.
@@ -65,13 +68,21 @@
  * lhist() compute the bucket as fpt_hist_index() and fpt_lhist_index() do
  * (an unrolled log2 for hist) and count it under the keys followed by the
  * u64 bucket, or without keys at the bucket's index in the array. delete()
- * is bpf_map_delete_elem() (an element of an array is zeroed instead, and
- * a histogram array is cleared as clear() clears it).
+ * is bpf_map_delete_elem(): maps without keys are hashes of one element
+ * too, so that a delete() clears every CPU's value of a per-CPU
+ * aggregation (a per-CPU array's update from BPF writes only this CPU's)
+ * and a map never set has no element to print. The exception is an
+ * aggregation without keys whose value tells whether it was set (all but
+ * sum(); a histogram's indexed by the bucket): a per-CPU array, so that
+ * an event costs no hashing. Its delete() is a clear event, for the
+ * runtime to zero every CPU's value, and its zero values are not printed.
  *
  * Events: printf, print, clear and exit write a record to the ".events"
  * ring buffer with bpf_ringbuf_output(): a u32 event id, 4 bytes of
  * padding, and printf's arguments (see struct fpt_event). exit() then ends
- * the run. The runtime prints, and clears or stops, when it reads them.
+ * its probe. A record the ring buffer has no room for adds one to this
+ * CPU's count in the per-CPU array ".lost", which the runtime reports.
+ * The runtime prints, and clears or stops, when it reads them.
  *
  * Builtins: pid and tid from bpf_get_current_pid_tgid(), uid and gid
  * from bpf_get_current_uid_gid(), cpu, nsecs (bpf_ktime_get_ns()), comm,
@@ -83,9 +94,10 @@
  * the parameter's size), retval (bpf_fprobe_ret(), likewise), elapsed
  * (now minus the entry's timestamp in the session data).
  *
- * Operators: integers are 64-bit; / % and >> are signed when both
- * operands are signed (BPF's signed division, kernel 6.6 and later);
- * comparisons too. && and || short-circuit and give 0 or 1.
+ * Operators: integers are 64-bit; / % and >> are unsigned whatever the
+ * operands (bpftrace's udiv, urem and lshr: -10 / 3 is 6148914691236517202,
+ * -16 >> 2 is 2^62 - 4); comparisons are signed when both operands are.
+ * && and || short-circuit and give 0 or 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -143,6 +155,7 @@ struct cg {
 	bool exit_part;
 	int probe;			/* the part's probe */
 	int out_label;			/* r0 = 0; exit */
+	int done_label;			/* the end of the part's body (exit()) */
 	bool failed;
 	struct fpt_loc loc;		/* the statement being generated */
 };
@@ -356,14 +369,13 @@ static const struct local *local(const struct cg *g, const char *name)
 	return NULL;
 }
 
-/* Where $name lives: its base register and offset. */
+/* Where $name lives: its base register and offset (every one is a local). */
 static void var_place(const struct cg *g, const char *name, int *base, int *off)
 {
-	const struct fpt_svar *sv = svar(g, name);
 	const struct local *l = local(g, name);
 
-	*base = sv ? BPF_REG_7 : BPF_REG_10;
-	*off = sv ? (int)sv->off : l ? l->off : OUT_SLOT;
+	*base = BPF_REG_10;
+	*off = l ? l->off : OUT_SLOT;
 }
 
 static int map_index(const struct cg *g, const char *name)
@@ -374,9 +386,16 @@ static int map_index(const struct cg *g, const char *name)
 	return -1;
 }
 
+/* An aggregation without keys but sum(): a per-CPU array (types.c). */
 static bool is_array(const struct fpt_map_info *m)
 {
-	return m->bpf_type == BPF_MAP_TYPE_ARRAY || m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	return m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
+/* A map without keys: one element, under the u32 key 0. */
+static bool is_scalar_map(const struct fpt_map_info *m)
+{
+	return !m->nkeys && m->kind != FPT_V_HIST && m->kind != FPT_V_LHIST;
 }
 
 /* r2 = r10 + off */
@@ -406,7 +425,7 @@ static int gen_key(struct cg *g, int mi, const struct fpt_expr *e)
 	const struct fpt_map_info *m = &g->s->maps[mi];
 	int k = stack_take(g, m->key_size);
 
-	if (is_array(m)) {
+	if (is_scalar_map(m)) {
 		st(g, BPF_W, BPF_REG_10, k, 0);
 		return k;
 	}
@@ -698,10 +717,9 @@ static int cmp_op(enum fpt_tok_kind op, bool sign)
 	}
 }
 
-/* The ALU operation of op; off is 1 for signed division. */
-static int alu_op(enum fpt_tok_kind op, bool sign, int *off)
+/* The ALU operation of op (division and shifts unsigned, as bpftrace's). */
+static int alu_op(enum fpt_tok_kind op)
 {
-	*off = 0;
 	switch (op) {
 	case FPT_T_PLUS:
 	case FPT_T_PLUS_ASSIGN:
@@ -714,11 +732,9 @@ static int alu_op(enum fpt_tok_kind op, bool sign, int *off)
 		return BPF_MUL;
 	case FPT_T_DIV:
 	case FPT_T_DIV_ASSIGN:
-		*off = sign;
 		return BPF_DIV;
 	case FPT_T_MOD:
 	case FPT_T_MOD_ASSIGN:
-		*off = sign;
 		return BPF_MOD;
 	case FPT_T_BAND:
 	case FPT_T_BAND_ASSIGN:
@@ -733,7 +749,7 @@ static int alu_op(enum fpt_tok_kind op, bool sign, int *off)
 	case FPT_T_SHL_ASSIGN:
 		return BPF_LSH;
 	default:
-		return sign ? BPF_ARSH : BPF_RSH;
+		return BPF_RSH;
 	}
 }
 
@@ -746,8 +762,6 @@ static bool is_compare(enum fpt_tok_kind op)
 /* r0 = r0 op (r1 or imm), as an arithmetic or a comparison operator. */
 static void apply_op(struct cg *g, enum fpt_tok_kind op, bool sign, bool reg, __s32 imm)
 {
-	int off, code;
-
 	if (is_compare(op)) {
 		if (reg)
 			mov(g, BPF_REG_2, BPF_REG_1);
@@ -755,9 +769,8 @@ static void apply_op(struct cg *g, enum fpt_tok_kind op, bool sign, bool reg, __
 		set_cond(g, cmp_op(op, sign), reg, imm);
 		return;
 	}
-	code = alu_op(op, sign, &off);
-	emit(g, insn(BPF_ALU64 | code | (reg ? BPF_X : BPF_K), BPF_REG_0,
-		     reg ? BPF_REG_1 : 0, off, reg ? 0 : imm));
+	emit(g, insn(BPF_ALU64 | alu_op(op) | (reg ? BPF_X : BPF_K), BPF_REG_0,
+		     reg ? BPF_REG_1 : 0, 0, reg ? 0 : imm));
 }
 
 /* A right operand that can be an immediate. */
@@ -1130,6 +1143,20 @@ static int event_add(struct cg *g, enum fpt_event_kind kind, struct fpt_loc loc)
 	return b->nevents++;
 }
 
+/* A record the ring buffer had no room for counts in ".lost" (this CPU's). */
+static void count_lost(struct cg *g)
+{
+	int mark = g->sp, k = stack_take(g, 8), done = new_label(g);
+
+	jump_imm(g, BPF_JEQ, BPF_REG_0, 0, done);
+	st(g, BPF_W, BPF_REG_10, k, 0);
+	map_call(g, BPF_FUNC_map_lookup_elem, map_index(g, ".lost"), k, 0, 0);
+	jump_imm(g, BPF_JEQ, BPF_REG_0, 0, done);
+	add_at(g, 0, true);
+	set_label(g, done);
+	g->sp = mark;
+}
+
 /* Write the record of event id (its size) at r10 + off to the ring buffer. */
 static void emit_record(struct cg *g, int id, int off)
 {
@@ -1138,6 +1165,7 @@ static void emit_record(struct cg *g, int id, int off)
 	mov_imm(g, BPF_REG_3, g->out->events[id].size);
 	mov_imm(g, BPF_REG_4, 0);
 	call(g, BPF_FUNC_ringbuf_output);
+	count_lost(g);
 }
 
 static void gen_printf(struct cg *g, const struct fpt_expr *e)
@@ -1188,29 +1216,24 @@ static void gen_map_event(struct cg *g, const struct fpt_expr *e, enum fpt_event
 	st(g, BPF_W, BPF_REG_10, r + 4, 0);
 	emit_record(g, id, r);
 	g->sp = mark;
-	if (kind == FPT_EV_EXIT)
-		jump_to(g, g->out_label);
+	if (kind == FPT_EV_EXIT)	/* ends this probe, as in bpftrace */
+		jump_to(g, g->done_label);
 }
 
+/* delete(): the element goes, from every CPU's copy of a per-CPU map. */
 static void gen_delete(struct cg *g, const struct fpt_expr *e)
 {
 	const struct fpt_expr *t = e->u.call.args.v[0];
 	int mark = g->sp, mi = map_index(g, t->u.map.name);
 	const struct fpt_map_info *m = &g->s->maps[mi];
-	int k, v;
+	int k;
 
-	if (is_array(m) && (m->kind == FPT_V_HIST || m->kind == FPT_V_LHIST)) {
+	if (is_array(m)) {	/* BPF clears only this CPU's: the runtime clears */
 		gen_map_event(g, e, FPT_EV_CLEAR);
 		return;
 	}
 	k = gen_key(g, mi, t);
-	if (is_array(m)) {
-		v = stack_take(g, m->value_size);
-		zero(g, BPF_REG_10, v, (m->value_size + 7) & ~7u);
-		map_call(g, BPF_FUNC_map_update_elem, mi, k, v, BPF_ANY);
-	} else {
-		map_call(g, BPF_FUNC_map_delete_elem, mi, k, 0, 0);
-	}
+	map_call(g, BPF_FUNC_map_delete_elem, mi, k, 0, 0);
 	g->sp = mark;
 }
 
@@ -1283,46 +1306,122 @@ static void add_local(struct cg *g, const struct fpt_expr *t)
 {
 	unsigned int size = t->type.kind == FPT_TY_STR ? t->type.size : 8;
 
-	if (t->type.kind == FPT_TY_NONE || svar(g, t->u.name) || local(g, t->u.name))
+	if (t->type.kind == FPT_TY_NONE || local(g, t->u.name))
 		return;
 	g->locals = xrealloc(g->locals, (g->nlocals + 1) * sizeof(*g->locals));
 	g->locals[g->nlocals++] = (struct local){ t->u.name, stack_take(g, size), size };
 }
 
-/* Give a slot to each $variable the block sets that is no session variable. */
+/* Give a slot to each $variable that expression e reads or sets. */
+static void find_expr_locals(struct cg *g, const struct fpt_expr *e)
+{
+	const struct fpt_expr_list *l = e->kind == FPT_E_MAP ? &e->u.map.keys :
+		e->kind == FPT_E_CALL ? &e->u.call.args : NULL;
+
+	for (int i = 0; l && i < l->n; i++)
+		find_expr_locals(g, l->v[i]);
+	if (e->kind == FPT_E_VAR)
+		add_local(g, e);
+	else if (e->kind == FPT_E_FIELD)
+		find_expr_locals(g, e->u.field.base);
+	else if (e->kind == FPT_E_UNARY)
+		find_expr_locals(g, e->u.unary.e);
+	else if (e->kind == FPT_E_INCDEC)
+		find_expr_locals(g, e->u.incdec.target);
+	if (e->kind == FPT_E_BINARY) {
+		find_expr_locals(g, e->u.binary.l);
+		find_expr_locals(g, e->u.binary.r);
+	} else if (e->kind == FPT_E_TERNARY) {
+		find_expr_locals(g, e->u.ternary.cond);
+		find_expr_locals(g, e->u.ternary.then);
+		find_expr_locals(g, e->u.ternary.els);
+	}
+}
+
+/* Give a slot to each $variable of the block: every one is the part's own. */
 static void find_locals(struct cg *g, const struct fpt_block *b)
 {
 	for (int i = 0; i < b->n; i++) {
 		const struct fpt_stmt *s = b->v[i];
 
-		if (s->kind == FPT_S_ASSIGN && s->u.assign.target->kind == FPT_E_VAR)
-			add_local(g, s->u.assign.target);
-		if (s->kind != FPT_S_IF)
-			continue;
-		find_locals(g, &s->u.if_.then);
-		if (s->u.if_.els)
-			find_locals(g, s->u.if_.els);
+		if (s->kind == FPT_S_EXPR) {
+			find_expr_locals(g, s->u.expr);
+		} else if (s->kind == FPT_S_ASSIGN) {
+			find_expr_locals(g, s->u.assign.target);
+			find_expr_locals(g, s->u.assign.value);
+		} else {
+			find_expr_locals(g, s->u.if_.cond);
+			find_locals(g, &s->u.if_.then);
+			if (s->u.if_.els)
+				find_locals(g, s->u.if_.els);
+		}
 	}
 }
 
-/* One probe's predicate and block; its locals zeroed first. */
+/* The session variable that local l carries, if any (same name and size). */
+static const struct fpt_svar *carried(const struct cg *g, const struct local *l)
+{
+	const struct fpt_svar *sv = svar(g, l->name);
+	unsigned int size = sv && sv->type.kind == FPT_TY_STR ? sv->type.size : 8;
+
+	return sv && size == l->size ? sv : NULL;
+}
+
+/* Zero the locals; at exit, the session variables come from the session data. */
+static void init_locals(struct cg *g, bool exit_part)
+{
+	for (int i = 0; i < g->nlocals; i++) {
+		const struct local *l = &g->locals[i];
+		const struct fpt_svar *sv = exit_part ? carried(g, l) : NULL;
+
+		if (sv)
+			copy(g, BPF_REG_10, l->off, BPF_REG_7, sv->off, l->size);
+		else
+			zero(g, BPF_REG_10, l->off, l->size);
+	}
+}
+
+/* At the end of an entry part (or its exit()): its session variables saved. */
+static void save_locals(struct cg *g)
+{
+	for (int i = 0; i < g->nlocals; i++) {
+		const struct local *l = &g->locals[i];
+		const struct fpt_svar *sv = carried(g, l);
+
+		if (sv)
+			copy(g, BPF_REG_7, sv->off, BPF_REG_10, l->off, l->size);
+	}
+}
+
+/*
+ * One probe's predicate and block. Its $variables are its own, on the
+ * stack: an exit part starts with the session variables it uses read from
+ * the session data, and an entry part writes its own back at the end of
+ * its body, which exit() jumps to.
+ */
 static void gen_part(struct cg *g, const struct fpt_probe *p, bool exit_part)
 {
 	int mark = g->sp, end = new_label(g);
 
 	g->probe = p->index;
 	g->exit_part = exit_part;
+	g->done_label = new_label(g);
 	g->nlocals = 0;
+	if (p->pred)
+		find_expr_locals(g, p->pred);
 	find_locals(g, &p->body);
 	g->loc = p->loc;
-	for (int i = 0; i < g->nlocals; i++)
-		zero(g, BPF_REG_10, g->locals[i].off, g->locals[i].size);
+	init_locals(g, exit_part);
 	if (p->pred) {
 		g->loc = p->pred->loc;
 		gen_expr(g, p->pred);
 		jump_imm(g, BPF_JEQ, BPF_REG_0, 0, end);
 	}
 	gen_block(g, &p->body);
+	g->loc = p->loc;
+	set_label(g, g->done_label);
+	if (!exit_part)
+		save_locals(g);
 	set_label(g, end);
 	g->sp = mark;
 }

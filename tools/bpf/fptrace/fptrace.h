@@ -375,18 +375,21 @@ struct bpf_insn;
 #define FPT_STACK_DEPTH		127	/* frames of a kstack */
 #define FPT_MAP_ENTRIES		4096	/* hash maps and the stack map */
 #define FPT_RINGBUF_SIZE	(256 * 1024)
+#define FPT_PRINTF_WIDTH_MAX	1024	/* printf's field widths and precisions */
 
 /* Internal maps share the table with the script's maps. */
-enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS };
+/* ".lost" counts, per CPU, the records the ring buffer had no room for. */
+enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS, FPT_MAP_LOST };
 
 /*
  * One map of the program, as the code generator uses it and the runtime
  * creates it. Keys are concatenated in key order: an integer (any size,
  * ksym, probe, kstack) takes 8 bytes, a string its buffer size. A map
- * without keys is an array of one element with the u32 key 0. hist and
- * lhist maps add a u64 bucket index after the keys (and are hashes then);
- * without keys they are an array indexed by the bucket (a u32 key), with
- * an element for each bucket, so that an event costs no hashing.
+ * without keys is a hash of one element with the u32 key 0, but for the
+ * aggregations other than sum(): a per-CPU array of one element, so that
+ * an event costs no hashing. hist and lhist maps add a u64 bucket index
+ * after the keys (and are hashes then); without keys they are a per-CPU
+ * array indexed by the bucket (a u32 key), an element for each bucket.
  * Values: INT, COUNT, SUM, HIST and LHIST (one bucket) are u64; STR its
  * buffer; MIN and MAX { s64 value; u64 set; } (set is 0 on the CPUs that
  * never wrote: skip them when reducing); AVG and STATS { u64 count; s64
@@ -580,9 +583,16 @@ int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
 	    const struct fpt_sema *s, const struct fpt_bpf *b,
 	    const struct fpt_run_opts *o);
 
-/* Kernel symbols from /proc/kallsyms, for ksym(), func, probe and kstack. */
+/*
+ * Kernel symbols from /proc/kallsyms, for ksym(), func, probe and kstack
+ * (ksyms.c). fpt_ksyms_load() warns on stderr when kptr_restrict hides the
+ * addresses; fpt_ksyms_read() reads a kallsyms listing from f.
+ */
 struct fpt_ksyms;
 struct fpt_ksyms *fpt_ksyms_load(void);
+struct fpt_ksyms *fpt_ksyms_read(FILE *f);
+/* True when the listing had text symbols, all at address 0. */
+bool fpt_ksyms_hidden(const struct fpt_ksyms *k);
 /* The symbol holding addr and addr's offset in it; NULL if none. */
 const char *fpt_ksym(const struct fpt_ksyms *k, uint64_t addr, uint64_t *off);
 void fpt_ksyms_free(struct fpt_ksyms *k);

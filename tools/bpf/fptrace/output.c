@@ -30,78 +30,6 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-/* ---- Kernel symbols -------------------------------------------------------- */
-
-struct ksym {
-	uint64_t addr;
-	char *name;
-};
-
-struct fpt_ksyms {
-	struct ksym *v;
-	size_t n;
-};
-
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-struct fpt_ksyms *fpt_ksyms_load(void)
-{
-	struct fpt_ksyms *k = xcalloc(1, sizeof(*k));
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char name[256], type;
-	unsigned long long addr;
-	size_t cap = 0;
-
-	while (f && fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, name) == 3) {
-		if (type != 't' && type != 'T')
-			continue;
-		if (k->n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			k->v = realloc(k->v, cap * sizeof(*k->v));
-			if (!k->v)
-				abort();
-		}
-		k->v[k->n].addr = addr;
-		k->v[k->n++].name = strdup(name);
-	}
-	if (f)
-		fclose(f);
-	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
-	return k;
-}
-
-const char *fpt_ksym(const struct fpt_ksyms *k, uint64_t addr, uint64_t *off)
-{
-	size_t lo = 0, hi = k ? k->n : 0;
-
-	while (lo < hi) {		/* the first symbol above addr */
-		size_t mid = (lo + hi) / 2;
-
-		if (k->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || !addr)
-		return NULL;
-	*off = addr - k->v[lo - 1].addr;
-	return k->v[lo - 1].name;
-}
-
-void fpt_ksyms_free(struct fpt_ksyms *k)
-{
-	for (size_t i = 0; k && i < k->n; i++)
-		free(k->v[i].name);
-	if (k)
-		free(k->v);
-	free(k);
-}
-
 /* ---- Naming values ------------------------------------------------------------ */
 
 /*
@@ -192,6 +120,11 @@ static char *named_value(struct fpt_out *o, const struct fpt_type *t, uint64_t v
 	default:
 		return NULL;
 	}
+}
+
+static bool is_named(const struct fpt_type *t)
+{
+	return t->kind == FPT_TY_KSYM || t->kind == FPT_TY_PROBE || t->kind == FPT_TY_KSTACK;
 }
 
 /* ---- printf ----------------------------------------------------------------- */
@@ -407,6 +340,10 @@ static bool reduce(struct reader *r, struct fpt_entry *e)
 {
 	uint64_t a = 0, b = 0;
 
+	if (r->view.kind == FPT_V_STR && r->m->kind == FPT_V_INT) {	/* named */
+		e->v.s = own(r, named_value(r->o, &r->m->val, u64_at(r->val, 0)));
+		return true;
+	}
 	switch (r->m->kind) {
 	case FPT_V_STR:
 		e->v.s = own(r, strndup((const char *)r->val, r->m->value_size));
@@ -515,7 +452,8 @@ int fpt_out_map(struct fpt_out *o, int mi, int fd, uint32_t top, uint32_t div)
 	r.vsize = is_percpu(m) ? (m->value_size + 7) & ~7u : m->value_size;
 	r.val = xcalloc(r.ncpus, r.vsize);
 	r.view.name = m->name;
-	r.view.kind = m->kind;
+	/* ksym, probe and kstack values print as their names, as keys do */
+	r.view.kind = m->kind == FPT_V_INT && is_named(&m->val) ? FPT_V_STR : m->kind;
 	r.view.is_signed = m->val.kind == FPT_TY_INT && m->val.is_signed;
 	r.view.nkeys = m->nkeys;
 	r.view.hist_bits = m->hist_bits;

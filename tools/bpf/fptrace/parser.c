@@ -34,11 +34,19 @@
 
 #include "fptrace.h"
 
+/*
+ * Expressions and blocks nest at most this deep (an operator chain counts
+ * one level an operator): the parser, the type pass and the code generator
+ * recurse on the AST, and a bound keeps them off the end of the C stack.
+ */
+#define NEST_MAX	128
+
 struct parser {
 	struct fpt_token *t;
 	size_t pos;
 	struct fpt_diag *d;
 	bool failed;
+	int depth;		/* levels of nesting open */
 };
 
 /* ---- Allocation and freeing ------------------------------------------ */
@@ -231,6 +239,15 @@ static void error_at(struct parser *p, struct fpt_loc l, const char *fmt, ...)
 	va_end(ap);
 	fpt_error(p->d, l, "%s", buf);
 	p->failed = true;
+}
+
+/* One more level of nesting at the current token; false (reported) if too deep. */
+static bool nest(struct parser *p)
+{
+	if (++p->depth <= NEST_MAX)
+		return true;
+	error_at(p, cur(p)->loc, "nesting too deep: more than %d levels", NEST_MAX);
+	return false;
 }
 
 /* Consume a token of kind k or report it missing; false on error. */
@@ -447,7 +464,10 @@ static struct fpt_expr *parse_unary(struct parser *p)
 	if (t->kind != FPT_T_LNOT && t->kind != FPT_T_BNOT && t->kind != FPT_T_MINUS)
 		return parse_postfix(p);
 	next(p);
+	if (!nest(p))
+		return NULL;
 	sub = parse_unary(p);
+	p->depth--;
 	if (!sub)
 		return NULL;
 	e = new_expr(FPT_E_UNARY, fpt_loc_join(t->loc, sub->loc));
@@ -478,6 +498,7 @@ static bool in_level(int level, enum fpt_tok_kind k)
 static struct fpt_expr *parse_binary(struct parser *p, int level)
 {
 	struct fpt_expr *l, *r, *e;
+	int depth = p->depth;
 
 	if (level == NLEVELS)
 		return parse_unary(p);
@@ -485,7 +506,7 @@ static struct fpt_expr *parse_binary(struct parser *p, int level)
 	while (l && in_level(level, cur(p)->kind)) {
 		enum fpt_tok_kind op = next(p)->kind;
 
-		r = parse_binary(p, level + 1);
+		r = nest(p) ? parse_binary(p, level + 1) : NULL;
 		if (!r) {
 			expr_free(l);
 			return NULL;
@@ -496,6 +517,7 @@ static struct fpt_expr *parse_binary(struct parser *p, int level)
 		e->u.binary.r = r;
 		l = e;
 	}
+	p->depth = depth;
 	return l;
 }
 
@@ -521,10 +543,11 @@ static struct fpt_expr *parse_ternary(struct parser *p, struct fpt_expr *cond)
 
 static struct fpt_expr *parse_expr(struct parser *p)
 {
-	struct fpt_expr *e = parse_binary(p, 0);
+	struct fpt_expr *e = nest(p) ? parse_binary(p, 0) : NULL;
 
 	if (e && at(p, FPT_T_QUES))
-		return parse_ternary(p, e);
+		e = parse_ternary(p, e);
+	p->depth--;
 	return e;
 }
 
@@ -562,10 +585,11 @@ static struct fpt_stmt *parse_if(struct parser *p)
 	s->u.if_.els = zalloc(sizeof(*s->u.if_.els));
 	if (at(p, FPT_T_IF)) {
 		/* else if: a block holding the one if statement */
-		struct fpt_stmt *inner = parse_if(p);
+		struct fpt_stmt *inner = nest(p) ? parse_if(p) : NULL;
 
 		if (!inner)
 			goto fail;
+		p->depth--;
 		grow((void **)&s->u.if_.els->v, &s->u.if_.els->cap, 0, sizeof(inner));
 		s->u.if_.els->v[s->u.if_.els->n++] = inner;
 		s->u.if_.els->loc = inner->loc;
@@ -614,7 +638,7 @@ static bool parse_block(struct parser *p, struct fpt_block *b)
 {
 	struct fpt_loc open = cur(p)->loc;
 
-	if (!expect(p, FPT_T_LBRACE))
+	if (!nest(p) || !expect(p, FPT_T_LBRACE))
 		return false;
 	while (!at(p, FPT_T_RBRACE)) {
 		bool is_if = at(p, FPT_T_IF);
@@ -632,6 +656,7 @@ static bool parse_block(struct parser *p, struct fpt_block *b)
 		next(p);
 	}
 	b->loc = fpt_loc_join(open, next(p)->loc);
+	p->depth--;
 	return true;
 }
 
@@ -660,7 +685,7 @@ static bool parse_interval(struct parser *p, struct fpt_spec *sp, const char *re
 
 	if (!colon) {
 		error_at(p, sp->loc,
-			 "interval needs a unit and a count: interval:s:N or interval:ms:N");
+			 "interval needs a unit and a count: interval:UNIT:N, UNIT s, ms, us or hz");
 		return false;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {

@@ -48,7 +48,8 @@
 
 #include "fptrace.h"
 
-#define LOG_SIZE	(4 << 20)
+#define LOG_SIZE	(4 << 20)	/* the verifier log's first buffer */
+#define LOG_MAX		(64 << 20)	/* and its largest */
 #define LOG_TAIL	12	/* lines of a verifier log shown on rejection */
 
 struct rt {
@@ -61,6 +62,7 @@ struct rt {
 	uint64_t *next_ns;		/* interval programs: the next run */
 	struct ring_buffer *rb;
 	struct fpt_out out;
+	int lost_fd;			/* index of ".lost" in map_fd, -1 if none */
 	bool done;
 };
 
@@ -107,15 +109,45 @@ static void map_name(const struct fpt_map_info *m, char *buf, size_t len)
 			buf[i] = '_';
 }
 
+/*
+ * The ring buffer's size: FPTRACE_RB_PAGES pages (a power of two) if set,
+ * as bpftrace's BPFTRACE_PERF_RB_PAGES; else FPT_RINGBUF_SIZE. 0 if invalid.
+ */
+static uint32_t ringbuf_size(void)
+{
+	const char *env = getenv("FPTRACE_RB_PAGES");
+	long page = sysconf(_SC_PAGESIZE);
+	char *end;
+	unsigned long n;
+
+	if (!env)
+		return FPT_RINGBUF_SIZE;
+	n = strtoul(env, &end, 10);
+	if (*env < '1' || *env > '9' || *end || (n & (n - 1)) ||
+	    n > (1ul << 30) / (unsigned long)page) {
+		fprintf(stderr, "ERROR: FPTRACE_RB_PAGES must be a power of two, not '%s'\n",
+			env);
+		return 0;
+	}
+	return (uint32_t)(n * page);
+}
+
 static int create_maps(struct rt *r)
 {
 	for (int i = 0; i < r->s->nmaps; i++) {
 		const struct fpt_map_info *m = &r->s->maps[i];
+		uint32_t entries = m->max_entries;
 		char name[BPF_OBJ_NAME_LEN];
 
+		if (m->role == FPT_MAP_EVENTS)
+			entries = ringbuf_size();
+		if (!entries)
+			return -1;
+		if (m->role == FPT_MAP_LOST)
+			r->lost_fd = i;
 		map_name(m, name, sizeof(name));
 		r->map_fd[i] = bpf_map_create(m->bpf_type, name, m->key_size,
-					      m->value_size, m->max_entries, NULL);
+					      m->value_size, entries, NULL);
 		if (r->map_fd[i] < 0) {
 			fprintf(stderr, "ERROR: cannot create map %s: %s\n", m->name,
 				strerror(errno));
@@ -213,13 +245,13 @@ static void break_line(const struct fpt_bpf_prog *p, struct bpf_insn *insns, con
 	}
 }
 
-/* Load program i with its maps' fds patched in; log: verifier log wanted. */
-static int load_once(struct rt *r, int i, char *log, int level)
+/* Load program i with its maps' fds patched in; level: verifier log wanted. */
+static int load_once(struct rt *r, int i, char *log, size_t size, int level)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = r->b->progs[i].attach_type,
 		    .log_buf = level ? log : NULL,
-		    .log_size = level ? LOG_SIZE : 0,
+		    .log_size = level ? size : 0,
 		    .log_level = level);
 	const struct fpt_bpf_prog *p = &r->b->progs[i];
 	struct bpf_insn *insns = xcalloc(p->ninsns, sizeof(*insns));
@@ -238,17 +270,41 @@ static int load_once(struct rt *r, int i, char *log, int level)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Load program i with the verifier's log in *log, grown (to LOG_MAX) while
+ * the kernel says it does not fit. A log that never fits is no reason to
+ * fail: what fits is kept, said to be cut, and the program loaded without.
+ */
+static int load_logged(struct rt *r, int i, char **log, size_t *size)
+{
+	int fd = load_once(r, i, *log, *size, 1);
+
+	while (fd == -ENOSPC && *size < LOG_MAX) {
+		*size *= 2;
+		free(*log);
+		*log = xcalloc(1, *size);
+		fd = load_once(r, i, *log, *size, 1);
+	}
+	if (fd != -ENOSPC)
+		return fd;
+	fprintf(stderr, "fptrace: the verifier's log of %s is over %zu bytes: it is cut\n",
+		r->b->progs[i].name, *size);
+	return load_once(r, i, *log, *size, 0);
+}
+
 static int load_progs(struct rt *r)
 {
-	char *log = xcalloc(1, LOG_SIZE);
+	size_t size = LOG_SIZE;
+	char *log = xcalloc(1, size);
 	int err = 0;
 
 	for (int i = 0; i < r->b->nprogs && !err; i++) {
 		const struct fpt_bpf_prog *p = &r->b->progs[i];
-		int fd = load_once(r, i, log, r->o->verbose ? 1 : 0);
+		int fd = r->o->verbose ? load_logged(r, i, &log, &size) :
+			load_once(r, i, log, size, 0);
 
 		if (fd < 0 && !r->o->verbose)
-			fd = load_once(r, i, log, 1);
+			fd = load_logged(r, i, &log, &size);
 		if (fd < 0) {
 			report_reject(r, p, log, fd);
 			err = -1;
@@ -298,9 +354,14 @@ static int attach_link(struct rt *r, int pi)
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	const struct fpt_bpf_prog *p = &r->b->progs[pi];
 	const struct fpt_link *l = &r->s->links[p->link];
+	__u64 *cookies = xcalloc(l->nfuncs, sizeof(*cookies));
 	char title[256];
-	int fd;
+	int fd, err;
 
+	/* cookie: the function's index in the link's sorted list */
+	for (int i = 0; i < l->nfuncs; i++)
+		cookies[i] = i;
+	opts.fprobe_multi.cookies = cookies;
 	opts.fprobe_multi.flags = l->mode == FPT_LINK_EXIT ? BPF_F_FPROBE_MULTI_RETURN :
 		l->mode == FPT_LINK_SESSION ? BPF_F_FPROBE_MULTI_SESSION : 0;
 	opts.fprobe_multi.cnt = l->nfuncs;
@@ -308,10 +369,12 @@ static int attach_link(struct rt *r, int pi)
 	opts.fprobe_multi.session_size = l->mode == FPT_LINK_SESSION ? l->session_size : 0;
 	opts.fprobe_multi.saved_args = l->mode != FPT_LINK_ENTRY ? l->saved_args : 0;
 	fd = bpf_link_create(r->prog_fd[pi], 0, BPF_TRACE_FPROBE_MULTI, &opts);
+	err = errno;
+	free(cookies);
 	if (fd < 0) {
 		link_title(r, p->link, title, sizeof(title));
 		fprintf(stderr, "ERROR: cannot attach %s (%d functions): %s\n", title,
-			l->nfuncs, strerror(errno));
+			l->nfuncs, strerror(err));
 		return -1;
 	}
 	r->link_fd[p->link] = fd;
@@ -516,6 +579,23 @@ static void print_missed(struct rt *r)
 	}
 }
 
+/* "Lost N events" on stderr when the ring buffer had no room for some. */
+static void print_lost(struct rt *r)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t *v, n = 0;
+
+	if (r->lost_fd < 0 || ncpus <= 0)
+		return;
+	v = xcalloc(ncpus, sizeof(*v));
+	if (!bpf_map_lookup_elem(r->map_fd[r->lost_fd], &(__u32){ 0 }, v))
+		for (int c = 0; c < ncpus; c++)
+			n += v[c];
+	if (n)
+		fprintf(stderr, "Lost %llu events\n", (unsigned long long)n);
+	free(v);
+}
+
 /* Detach the links (they stay readable), run END, print what is left. */
 static void finish(struct rt *r)
 {
@@ -528,6 +608,7 @@ static void finish(struct rt *r)
 	drain(r);
 	print_maps(r);
 	print_missed(r);
+	print_lost(r);
 }
 
 /* ---- Running -------------------------------------------------------------------- */
@@ -596,7 +677,7 @@ int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
 	    const struct fpt_sema *s, const struct fpt_bpf *b,
 	    const struct fpt_run_opts *o)
 {
-	struct rt r = { .src = src, .prog = prog, .s = s, .b = b, .o = o };
+	struct rt r = { .src = src, .prog = prog, .s = s, .b = b, .o = o, .lost_fd = -1 };
 	int err;
 
 	r.map_fd = fds(s->nmaps);

@@ -13,9 +13,14 @@
  * - args.NAME, argN and retval are typed from the functions' BTF (integer
  *   size and signedness, pointers as 8-byte values that str() reads);
  *   args.NAME gets its argument number (u.field.argno);
- * - $variables are scoped to a part; one set at entry and read at exit
- *   lives in the link's session data (fpt_link.svars), with the entry
- *   timestamp of elapsed after them, 64 bytes at most;
+ * - $variables are scoped to a part (a probe's body on one link, as
+ *   bpftrace scopes them to a probe), but for the session carry-over: a
+ *   $variable that an exit part reads before setting it, and that an entry
+ *   part of its link sets, is carried in the link's session data
+ *   (fpt_link.svars; the entry timestamp of elapsed after them, 64 bytes
+ *   at most). The entry parts that set it must agree on its type;
+ * - a probe with both fprobe and fretprobe specs is typed once a side;
+ *   its expressions must get the same types on both;
  * - maps get their keys and value from their first use; later uses must
  *   agree (fpt_map_info), and the internal maps (ring buffer, stack
  *   traces) are added when a probe needs them.
@@ -38,11 +43,19 @@
 struct var {
 	char *name;
 	struct fpt_type type;
+	bool conflict;		/* lvars: entry parts set it with other types */
 };
 
 struct vars {
 	struct var *v;
 	int n, cap;
+};
+
+/* The types of a probe's expressions in walk order, from its entry part. */
+struct snap {
+	struct fpt_type *v;
+	int n, pos;
+	bool check;		/* the exit part: compare with v */
 };
 
 /* The state of the pass; link-wide entry variables are in lvars[link]. */
@@ -58,6 +71,8 @@ struct tctx {
 	int link;		/* -1 for BEGIN, END, interval */
 	struct vars scope;
 	bool events, stacks;
+	bool learning;		/* the silent passes of learn_maps() */
+	struct snap *snaps;	/* by probe: a mixed probe's entry types */
 	struct pending *pend;	/* map reads to check at the end */
 	int npend;
 };
@@ -320,7 +335,7 @@ static struct var *var_add(struct vars *vs, const char *name, struct fpt_type t)
 		vs->cap = vs->cap ? 2 * vs->cap : 8;
 		vs->v = xrealloc(vs->v, vs->cap * sizeof(*vs->v));
 	}
-	vs->v[vs->n] = (struct var){ xstrdup(name), t };
+	vs->v[vs->n] = (struct var){ xstrdup(name), t, false };
 	return &vs->v[vs->n++];
 }
 
@@ -373,9 +388,19 @@ static void svar_add(struct tctx *c, const char *name, struct fpt_type t,
 	session_check(c, loc);
 }
 
+#define MIXED_HINT " (this probe has fprobe specs too: give them a probe of their own)"
+
 static bool in_exit(const struct tctx *c)
 {
 	return c->kind == FPT_P_FRETPROBE;
+}
+
+static bool has_kind(const struct fpt_probe *p, enum fpt_probe_kind k)
+{
+	for (int i = 0; i < p->nspecs; i++)
+		if (p->specs[i].kind == k)
+			return true;
+	return false;
 }
 
 /*
@@ -398,6 +423,10 @@ static bool session_var(struct tctx *c, const char *name, struct fpt_loc loc,
 	v = var_find(&c->lvars[c->link], name);
 	if (!v)
 		return false;
+	if (v->conflict)
+		fpt_error(c->d, loc,
+			  "%s is set with different types by the entry probes of this function set: the exit probes cannot read it",
+			  name);
 	svar_add(c, name, v->type, loc);
 	*t = v->type;
 	return true;
@@ -430,25 +459,29 @@ static void type_mismatch(struct tctx *c, struct fpt_loc loc, const char *what,
 		  name, fpt_type_name(got, a, sizeof(a)), what, fpt_type_name(have, b, sizeof(b)));
 }
 
-/* $name = value of type t. */
+/*
+ * $name = value of type t. A variable the part did not have yet is its
+ * own (at exit too: only a read reaches the session variable); an entry
+ * part's variables are noted for the exit parts of its link.
+ */
 static void var_write(struct tctx *c, const char *name, struct fpt_type t,
 		      struct fpt_loc loc)
 {
 	struct var *v = var_find(&c->scope, name);
-	struct fpt_type have;
 
-	if (!v && session_var(c, name, loc, &have))
-		v = var_add(&c->scope, name, have);
-	if (!v && c->link >= 0 && !in_exit(c))
-		v = var_find(&c->lvars[c->link], name);
 	if (v && !same_type(&t, &v->type)) {
 		type_mismatch(c, loc, "variable", name, &t, &v->type);
 		return;
 	}
-	if (!var_find(&c->scope, name))
+	if (!v)
 		var_add(&c->scope, name, t);
-	if (c->link >= 0 && !in_exit(c) && !var_find(&c->lvars[c->link], name))
+	if (c->link < 0 || in_exit(c))
+		return;
+	v = var_find(&c->lvars[c->link], name);
+	if (!v)
 		var_add(&c->lvars[c->link], name, t);
+	else if (!same_type(&t, &v->type))
+		v->conflict = true;
 }
 
 /* ---- Maps ---------------------------------------------------------------- */
@@ -595,7 +628,8 @@ static struct fpt_type map_read(struct tctx *c, struct fpt_expr *e)
 	m = &c->s->maps[mi];
 	if (!m->typed) {
 		pending_add(c, mi, e, e->loc);
-		return ty_int(8, true);
+		/* while learning, what depends on an unknown map stays unknown */
+		return c->learning ? ty_of(FPT_TY_NONE, 0) : ty_int(8, true);
 	}
 	if (m->kind == FPT_V_INT || m->kind == FPT_V_STR)
 		return m->val;
@@ -606,19 +640,27 @@ static struct fpt_type map_read(struct tctx *c, struct fpt_expr *e)
 	return ty_of(FPT_TY_NONE, 0);
 }
 
-/* The value of integer literal e (or -literal); false if it is none. */
+/*
+ * The value of integer literal e (or -literal); false if it is none or out
+ * of int64's range. The magnitude is kept unsigned: negating INT64_MIN, or
+ * a literal above INT64_MAX read as negative, would be undefined or wrong.
+ */
 static bool const_int(const struct fpt_expr *e, int64_t *v)
 {
-	if (e->kind == FPT_E_INT) {
-		*v = (int64_t)e->u.num;
-		return true;
-	}
-	if (e->kind == FPT_E_UNARY && e->u.unary.op == FPT_T_MINUS &&
-	    e->u.unary.e->kind == FPT_E_INT) {
-		*v = -(int64_t)e->u.unary.e->u.num;
-		return true;
-	}
-	return false;
+	bool neg = e->kind == FPT_E_UNARY && e->u.unary.op == FPT_T_MINUS;
+	const struct fpt_expr *n = neg ? e->u.unary.e : e;
+	uint64_t u;
+
+	if (n->kind != FPT_E_INT)
+		return false;
+	u = n->u.num;
+	if (u > (uint64_t)INT64_MAX + neg)
+		return false;
+	if (!neg)
+		*v = (int64_t)u;
+	else
+		*v = u > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)u;
+	return true;
 }
 
 /* ---- Builtins and arguments -------------------------------------------- */
@@ -638,8 +680,8 @@ static bool need_link(struct tctx *c, const char *name, struct fpt_loc loc, bool
 	}
 	if (at_exit && !in_exit(c)) {
 		fpt_error(c->d, loc,
-			  "The %s builtin can only be used with fretprobe and kretprobe probes",
-			  name);
+			  "The %s builtin can only be used with fretprobe and kretprobe probes%s",
+			  name, has_kind(c->probe, FPT_P_FRETPROBE) ? MIXED_HINT : "");
 		return false;
 	}
 	return true;
@@ -907,6 +949,23 @@ static void type_agg(struct tctx *c, struct fpt_expr *e, int mi)
 	}
 }
 
+/* A printf field width or precision at s (digits); false (reported) if too large. */
+static bool format_number(struct tctx *c, const struct fpt_expr *f, const char **s,
+			  const char *what)
+{
+	size_t n = strspn(*s, "0123456789");
+	unsigned long v = 0;
+
+	for (size_t i = 0; i < n && v <= FPT_PRINTF_WIDTH_MAX; i++)
+		v = v * 10 + (*s)[i] - '0';
+	*s += n;
+	if (v <= FPT_PRINTF_WIDTH_MAX)
+		return true;
+	fpt_error(c->d, f->loc, "printf: the %s %.*s is too large (at most %d)", what,
+		  (int)n, *s - n, FPT_PRINTF_WIDTH_MAX);
+	return false;
+}
+
 /* The conversions of a printf format, in order: "dsx" for "%d %s %x". */
 static bool format_convs(struct tctx *c, const struct fpt_expr *f, char *conv, int max, int *n)
 {
@@ -918,9 +977,13 @@ static bool format_convs(struct tctx *c, const struct fpt_expr *f, char *conv, i
 		if (*++s == '%')
 			continue;
 		s += strspn(s, "-+ #0");
-		s += strspn(s, "0123456789");
-		if (*s == '.')
-			s += 1 + strspn(s + 1, "0123456789");
+		if (!format_number(c, f, &s, "field width"))
+			return false;
+		if (*s == '.') {
+			s++;
+			if (!format_number(c, f, &s, "precision"))
+				return false;
+		}
 		s += strspn(s, "hlzjt");
 		if (s >= end || !strchr("diuxXocsp", *s)) {
 			fpt_error(c->d, f->loc, "printf: Unknown format string token: %%%c",
@@ -1001,6 +1064,18 @@ static struct fpt_type str_call(struct tctx *c, struct fpt_expr *e)
 	return ty_of(FPT_TY_NONE, 0);
 }
 
+/*
+ * An aggregation without keys whose value tells whether it was ever set
+ * (a count, min/max's set flag, avg and stats' count, a bucket's count)
+ * is a per-CPU array: an event then costs no hashing. sum() is not one
+ * (sum(0) is set), and stays a one-element hash like every other map.
+ */
+static bool keyless_array(const struct fpt_map_info *m)
+{
+	return !m->nkeys && m->kind != FPT_V_INT && m->kind != FPT_V_STR &&
+		m->kind != FPT_V_SUM;
+}
+
 static bool delete_call(struct tctx *c, struct fpt_expr *e)
 {
 	struct fpt_expr *a;
@@ -1017,8 +1092,8 @@ static bool delete_call(struct tctx *c, struct fpt_expr *e)
 	if (!map_keys(c, a, &mi))
 		return false;
 	pending_add(c, mi, NULL, a->loc);
-	/* a histogram without keys is cleared by the runtime, as clear() is */
-	if (!a->u.map.keys.n)
+	/* an array without keys is cleared by the runtime, as clear() is */
+	if (!a->u.map.keys.n && (!c->s->maps[mi].typed || keyless_array(&c->s->maps[mi])))
 		c->events = true;
 	return true;
 }
@@ -1285,6 +1360,96 @@ static void type_block(struct tctx *c, const struct fpt_block *b)
 		type_stmt(c, b->v[i]);
 }
 
+/* ---- Probes with entry and exit specs ------------------------------- */
+
+static bool same_exact(const struct fpt_type *a, const struct fpt_type *b)
+{
+	return a->kind == b->kind && a->size == b->size && a->is_signed == b->is_signed &&
+		a->agg == b->agg;
+}
+
+/* Record e's type (entry part), or compare it with the entry's (exit part). */
+static bool snap_one(struct tctx *c, struct snap *sn, const struct fpt_expr *e)
+{
+	const struct fpt_type *t;
+	char a[32], b[32];
+
+	if (!sn->check) {
+		sn->v = xrealloc(sn->v, (sn->n + 1) * sizeof(*sn->v));
+		sn->v[sn->n++] = e->type;
+		return true;
+	}
+	t = sn->pos < sn->n ? &sn->v[sn->pos++] : NULL;
+	if (!t || same_exact(t, &e->type) || !t->kind || !e->type.kind)
+		return true;
+	fpt_error(c->d, e->loc,
+		  "This expression is %s at the probe's fprobe specs but %s at its fretprobe specs: write them as two probes",
+		  fpt_type_name(t, a, sizeof(a)), fpt_type_name(&e->type, b, sizeof(b)));
+	return false;
+}
+
+static bool snap_expr(struct tctx *c, struct snap *sn, const struct fpt_expr *e)
+{
+	const struct fpt_expr_list *l = e->kind == FPT_E_MAP ? &e->u.map.keys :
+		e->kind == FPT_E_CALL ? &e->u.call.args : NULL;
+	const struct fpt_expr *sub[3] = { NULL, NULL, NULL };
+
+	if (e->kind == FPT_E_UNARY)
+		sub[0] = e->u.unary.e;
+	else if (e->kind == FPT_E_INCDEC)
+		sub[0] = e->u.incdec.target;
+	else if (e->kind == FPT_E_BINARY)
+		sub[0] = e->u.binary.l, sub[1] = e->u.binary.r;
+	else if (e->kind == FPT_E_TERNARY)
+		sub[0] = e->u.ternary.cond, sub[1] = e->u.ternary.then,
+		sub[2] = e->u.ternary.els;
+	for (int i = 0; l && i < l->n; i++)
+		if (!snap_expr(c, sn, l->v[i]))
+			return false;
+	for (int i = 0; i < 3 && sub[i]; i++)
+		if (!snap_expr(c, sn, sub[i]))
+			return false;
+	return snap_one(c, sn, e);
+}
+
+static bool snap_block(struct tctx *c, struct snap *sn, const struct fpt_block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const struct fpt_stmt *s = b->v[i];
+		bool ok;
+
+		if (s->kind == FPT_S_EXPR)
+			ok = snap_expr(c, sn, s->u.expr);
+		else if (s->kind == FPT_S_ASSIGN)
+			ok = snap_expr(c, sn, s->u.assign.target) &&
+				snap_expr(c, sn, s->u.assign.value);
+		else
+			ok = snap_expr(c, sn, s->u.if_.cond) &&
+				snap_block(c, sn, &s->u.if_.then) &&
+				(!s->u.if_.els || snap_block(c, sn, s->u.if_.els));
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A probe with fprobe and fretprobe specs is typed once a side, but its
+ * AST holds one type an expression: the exit side must agree with the
+ * entry side (typed first), or the code of one of them would be wrong.
+ */
+static void check_mixed(struct tctx *c, const struct fpt_probe *p)
+{
+	struct snap *sn = &c->snaps[p->index];
+
+	if (!has_kind(p, FPT_P_FPROBE) || !has_kind(p, FPT_P_FRETPROBE))
+		return;
+	sn->check = in_exit(c);
+	sn->pos = 0;
+	if (!p->pred || snap_expr(c, sn, p->pred))
+		snap_block(c, sn, &p->body);
+}
+
 /* Type one part: probe p on link (or -1) in the run of kind. */
 static void type_part(struct tctx *c, const struct fpt_probe *p, int link,
 		      enum fpt_probe_kind kind)
@@ -1303,6 +1468,8 @@ static void type_part(struct tctx *c, const struct fpt_probe *p, int link,
 	}
 	type_block(c, &p->body);
 	vars_free(&c->scope);
+	if (link >= 0)
+		check_mixed(c, p);
 }
 
 /* ---- Ordering, the end checks, and the tables ------------------------ */
@@ -1423,19 +1590,19 @@ static void finish_map(struct fpt_map_info *m)
 	}
 	m->key_size += hist ? 8 : 0;
 	m->value_size = value_size(m);
-	if (hist && !m->nkeys) {
+	if (keyless_array(m)) {	/* a histogram's is indexed by the bucket */
 		m->bpf_type = BPF_MAP_TYPE_PERCPU_ARRAY;
 		m->key_size = 4;
 		m->max_entries = m->kind == FPT_V_HIST ? (uint32_t)fpt_hist_nbuckets(m->hist_bits) :
-			(uint32_t)fpt_lhist_nbuckets(m->lmin, m->lmax, m->lstep);
-	} else if (m->key_size) {
-		m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
-		m->max_entries = FPT_MAP_ENTRIES;
-	} else {
-		m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY;
-		m->key_size = 4;
-		m->max_entries = 1;
+			m->kind == FPT_V_LHIST ?
+			(uint32_t)fpt_lhist_nbuckets(m->lmin, m->lmax, m->lstep) : 1;
+		return;
 	}
+	/* no keys: a hash of one element, so that delete() and "never set" work */
+	m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+	m->max_entries = m->key_size ? FPT_MAP_ENTRIES : 1;
+	if (!m->key_size)
+		m->key_size = 4;
 }
 
 static void internal_maps(struct tctx *c)
@@ -1449,6 +1616,13 @@ static void internal_maps(struct tctx *c)
 		m = &c->s->maps[i];
 		m->bpf_type = BPF_MAP_TYPE_RINGBUF;
 		m->max_entries = FPT_RINGBUF_SIZE;
+		m->nkeys = 0;
+		i = map_add(c->s, ".lost", FPT_MAP_LOST, none);
+		m = &c->s->maps[i];
+		m->bpf_type = BPF_MAP_TYPE_PERCPU_ARRAY;
+		m->key_size = 4;
+		m->value_size = 8;
+		m->max_entries = 1;
 		m->nkeys = 0;
 	}
 	if (c->stacks) {
@@ -1469,15 +1643,83 @@ static void type_parts(struct tctx *c, const struct fpt_program *prog)
 
 	c->lvars = calloc(c->s->nlinks + 1, sizeof(*c->lvars));
 	c->session_reported = calloc(c->s->nlinks + 1, sizeof(bool));
-	if (!c->lvars || !c->session_reported)
+	c->snaps = calloc(prog->nprobes + 1, sizeof(*c->snaps));
+	if (!c->lvars || !c->session_reported || !c->snaps)
 		abort();
 	for (int i = 0; i < n; i++)
 		type_part(c, &prog->probes[v[i].probe], v[i].link, v[i].kind);
 	for (int i = 0; i < c->s->nlinks; i++)
 		vars_free(&c->lvars[i]);
+	for (int i = 0; i < prog->nprobes; i++)
+		free(c->snaps[i].v);
+	free(c->snaps);
 	free(c->lvars);
 	free(c->session_reported);
 	free(v);
+}
+
+/* Forget what a pass learnt, but for the maps' values. */
+static void reset_pass(struct tctx *c)
+{
+	for (int i = 0; i < c->s->nlinks; i++) {
+		struct fpt_link *l = &c->s->links[i];
+
+		for (int j = 0; j < l->nsvars; j++)
+			free(l->svars[j].name);
+		free(l->svars);
+		l->svars = NULL;
+		l->nsvars = 0;
+		l->elapsed = false;
+		l->saved_args = 0;
+	}
+	for (int i = 0; i < c->s->nmaps; i++)
+		c->s->maps[i].nkeys = -1;
+	free(c->pend);
+	c->pend = NULL;
+	c->npend = 0;
+	c->events = false;
+	c->stacks = false;
+}
+
+static int typed_maps(const struct fpt_sema *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nmaps; i++)
+		n += s->maps[i].typed;
+	return n;
+}
+
+/*
+ * Silent passes give each map the type of its first assignment, whatever
+ * comes first in the source: a read before the assignment (in an earlier
+ * probe, or a BEGIN that prints it) then has that type when the last pass
+ * checks it. An assignment whose value reads a map not typed yet types
+ * nothing; the next pass may, so passes run until one types no new map.
+ */
+static void learn_maps(struct tctx *c, const struct fpt_program *prog)
+{
+	struct fpt_diag quiet, *d = c->d;
+	int before = -1;
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	fpt_diag_init(&quiet, d->src, f);
+	c->d = &quiet;
+	c->learning = true;
+	while (typed_maps(c->s) != before) {
+		before = typed_maps(c->s);
+		type_parts(c, prog);
+		reset_pass(c);
+		rewind(f);
+	}
+	c->learning = false;
+	c->d = d;
+	fclose(f);
+	free(buf);
 }
 
 int fpt_types(struct fpt_program *prog, const struct btf *btf,
@@ -1492,6 +1734,7 @@ int fpt_types(struct fpt_program *prog, const struct btf *btf,
 		probe_links(&c, &prog->probes[i], funcs, nfuncs);
 	if (d->errors > errors)
 		return d->errors - errors;
+	learn_maps(&c, prog);
 	type_parts(&c, prog);
 	check_pending(&c);
 	for (int i = 0; i < out->nlinks; i++)
