@@ -5,6 +5,7 @@
  *   fpm_bench percall [-r RUNS] [-n CALLS] [-o ROW]
  *   fpm_bench attach [-s N,N,...]          (N = 0: every traceable function)
  *   fpm_bench memory KIND [-t TASKS] [-f FUNCS]
+ *   fpm_bench fptrace [-r RUNS] [-n CALLS] [-f FUNCS]
  *
  * percall: bench_driver calls bpf_get_numa_node_id() CALLS times per run
  * (more if that takes under MIN_RUN_NS, so that the timer ticks a run
@@ -24,12 +25,23 @@
  * bytes of session data). Run it first in a fresh guest: the shadow
  * stacks the first fgraph user allocates stay until their tasks exit.
  *
+ * fptrace: per-call cost, as percall measures it, of /bin/fptrace running
+ * `fprobe:T { @ = count(); }` and the session `fprobe:T { } fretprobe:T
+ * { @ = hist(elapsed); }` on T = bpf_get_numa_node_id in the background,
+ * and of the hand-written C programs that do the same
+ * (progs/bench_fptrace.bpf.c). Each run checks that the probe's map
+ * counted every call; fptrace, stopped with SIGINT, must print the count
+ * of every call made. Then fptrace's start-up: from its fork and exec on a
+ * script of FUNCS (1,000) functions, drawn as attach draws them, to the
+ * "Attaching" line and to its link attached; and the size of its binary.
+ *
  * Every result is one line "bench: {JSON}" on stdout, read on the host by
  * scripts/bench-report.py. The exit status is 1 if any measurement failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,6 +51,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
@@ -47,6 +60,7 @@
 #include "meminfo.h"
 #include "bench_trig.skel.h"
 #include "bench_fprobe.skel.h"
+#include "bench_fptrace.skel.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN_RUN_NS 50000000ULL
@@ -261,18 +275,70 @@ static int drive(int fd, unsigned long rounds)
 	return 0;
 }
 
-static void run_percall(int runs, unsigned long calls, int only)
+static unsigned long long read_hits(void *arg)
+{
+	return *(volatile __u64 *)arg;
+}
+
+/*
+ * Drive the target for row @name: 10 warm-up test runs (caches, the JIT
+ * image, the probe's lazy state), then @runs runs of at least @calls calls
+ * and MIN_RUN_NS each, one "percall" record a run. Each run checks that
+ * hits(@arg) grew by exactly @per_call a call. Returns the calls made,
+ * warm-up included, or 0 after an error record.
+ */
+static unsigned long long measure(const char *name, int runs, unsigned long calls,
+				  unsigned long long (*hits)(void *), void *arg, int per_call)
 {
 	int fd = bpf_program__fd(trig->progs.bench_driver);
 	unsigned long rounds = calls / BENCH_BATCH;
-	unsigned long long t0, t1, h0, h1, want, done;
+	unsigned long long t0, t1, h0, h1, want, done, total;
+	int run, err;
+
+	calls = rounds * BENCH_BATCH;
+	err = drive(fd, 10);
+	total = 10 * BENCH_BATCH;
+	for (run = 1; !err && run <= runs; run++) {
+		h0 = hits(arg);
+		t0 = now_ns();
+		done = 0;
+		do {
+			err = drive(fd, rounds);
+			done += calls;
+			t1 = now_ns();
+		} while (!err && t1 - t0 < MIN_RUN_NS);
+		h1 = hits(arg);
+		if (err)
+			break;
+		total += done;
+		want = done * per_call;
+		if (h1 - h0 != want) {
+			rec_error("percall", name,
+				  "the probe ran %llu times for %llu calls, want %llu",
+				  h1 - h0, done, want);
+			return 0;
+		}
+		rec_begin("percall");
+		rec_str("row", name);
+		rec_int("run", run);
+		rec_int("calls", done);
+		rec_int("ns", t1 - t0);
+		rec_end();
+	}
+	if (err) {
+		fail("percall", name, -err);
+		return 0;
+	}
+	return total;
+}
+
+static void run_percall(int runs, unsigned long calls, int only)
+{
 	volatile __u64 *hits;
 	struct bpf_link *link;
 	const struct row *r;
 	unsigned int i;
-	int run, err;
 
-	calls = rounds * BENCH_BATCH;
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		if (only >= 0 && i != (unsigned int)only)
 			continue;
@@ -293,36 +359,7 @@ static void run_percall(int runs, unsigned long calls, int only)
 				continue;
 			}
 		}
-		/* warm up caches, the JIT image and the probe's lazy state */
-		err = drive(fd, 10);
-		for (run = 1; !err && run <= runs; run++) {
-			h0 = *hits;
-			t0 = now_ns();
-			done = 0;
-			do {
-				err = drive(fd, rounds);
-				done += calls;
-				t1 = now_ns();
-			} while (!err && t1 - t0 < MIN_RUN_NS);
-			h1 = *hits;
-			if (err)
-				break;
-			want = done * r->hits_per_call;
-			if (h1 - h0 != want) {
-				rec_error("percall", r->name,
-					  "the probe ran %llu times for %llu calls, want %llu",
-					  h1 - h0, done, want);
-				break;
-			}
-			rec_begin("percall");
-			rec_str("row", r->name);
-			rec_int("run", run);
-			rec_int("calls", done);
-			rec_int("ns", t1 - t0);
-			rec_end();
-		}
-		if (err)
-			fail("percall", r->name, -err);
+		measure(r->name, runs, calls, read_hits, (void *)hits, r->hits_per_call);
 		bpf_link__destroy(link);
 	}
 }
@@ -621,11 +658,440 @@ out:
 	free(syms);
 }
 
+/* fptrace against hand-written programs */
+
+#define FPTRACE "/bin/fptrace"
+#define FPT_ERR "/tmp/fpm_bench_fptrace.err"
+#define FPT_SCRIPT "/tmp/fpm_bench_fptrace.bt"
+#define FPT_COUNT "fprobe:" TARGET " { @ = count(); }"
+#define FPT_HIST "fprobe:" TARGET " { } fretprobe:" TARGET " { @ = hist(elapsed); }"
+
+static struct bench_fptrace_bpf *hand;
+
+/* A running fptrace: its pid and what it printed so far. */
+struct fpt_run {
+	pid_t pid;
+	int out;
+	size_t len;
+	char buf[65536];
+};
+
+static struct fpt_run fpt;
+
+/* Start fptrace with argv: stdout on a pipe, stderr in FPT_ERR. */
+static int fpt_spawn(struct fpt_run *f, char *const argv[])
+{
+	int p[2], e;
+
+	if (pipe(p))
+		return -errno;
+	f->len = 0;
+	f->buf[0] = 0;
+	f->pid = fork();
+	if (f->pid < 0)
+		return -errno;
+	if (!f->pid) {
+		e = open(FPT_ERR, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (e < 0 || dup2(p[1], 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		close(p[0]);
+		close(p[1]);
+		execv(FPTRACE, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	f->out = p[0];
+	return 0;
+}
+
+/* Read its stdout until it holds s (NULL: to the end); false if it never does. */
+static bool fpt_read(struct fpt_run *f, const char *s)
+{
+	ssize_t n;
+
+	while (!s || !strstr(f->buf, s)) {
+		if (f->len + 1 >= sizeof(f->buf))
+			return false;
+		n = read(f->out, f->buf + f->len, sizeof(f->buf) - 1 - f->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return !s;
+		f->len += n;
+		f->buf[f->len] = 0;
+	}
+	return true;
+}
+
+/* s made fit for a JSON string: quotes, backslashes and controls as '. */
+static char *json_safe(char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < ' ')
+			s[i] = '\'';
+	return s;
+}
+
+/* Its stderr, for error records: the first 200 bytes, made safe. */
+static const char *fpt_stderr(void)
+{
+	static char text[200];
+	size_t n = 0;
+	FILE *e;
+
+	e = fopen(FPT_ERR, "r");
+	if (e) {
+		n = fread(text, 1, sizeof(text) - 1, e);
+		fclose(e);
+	}
+	text[n] = 0;
+	return json_safe(text);
+}
+
+/* Its stdout so far, for error records: the first 200 bytes, made safe. */
+static const char *fpt_stdout(void)
+{
+	static char text[200];
+
+	snprintf(text, sizeof(text), "%.199s", fpt.buf);
+	return json_safe(text);
+}
+
+/* SIGINT it (unless it ended), read the rest, reap it; its exit status. */
+static int fpt_stop(struct fpt_run *f)
+{
+	int status = -1;
+
+	if (f->pid <= 0)
+		return -1;
+	kill(f->pid, SIGINT);
+	fpt_read(f, NULL);
+	close(f->out);
+	waitpid(f->pid, &status, 0);
+	f->pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* An fprobe.multi link's fd, its program's id and its function count. */
+static int find_fprobe_link(__u32 *prog_id, long *cnt)
+{
+	struct bpf_link_info li;
+	__u32 id = 0, len;
+	int fd;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		fd = bpf_link_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&li, 0, sizeof(li));
+		len = sizeof(li);
+		if (!bpf_link_get_info_by_fd(fd, &li, &len) &&
+		    li.type == BPF_LINK_TYPE_FPROBE_MULTI) {
+			*prog_id = li.prog_id;
+			*cnt = li.fprobe_multi.count;
+			return fd;
+		}
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/*
+ * Wait until fptrace has attached its link, looking every poll_us for 60
+ * seconds: the link's fd, or -ECHILD when fptrace ended first.
+ */
+static int fpt_wait_link(struct fpt_run *f, unsigned int poll_us, __u32 *prog_id, long *cnt)
+{
+	unsigned long long end = now_ns() + 60000000000ULL;
+	int fd, status;
+
+	do {
+		fd = find_fprobe_link(prog_id, cnt);
+		if (fd >= 0)
+			return fd;
+		if (waitpid(f->pid, &status, WNOHANG) == f->pid) {
+			f->pid = 0;
+			return -ECHILD;
+		}
+		usleep(poll_us);
+	} while (now_ns() < end);
+	return -ETIMEDOUT;
+}
+
+/* The fd of map @name of program @prog_id, with 8-byte values. */
+static int prog_map(__u32 prog_id, const char *name)
+{
+	struct bpf_prog_info pi;
+	struct bpf_map_info mi;
+	__u32 ids[8], len, i;
+	int pfd, fd = -ENOENT, m;
+
+	pfd = bpf_prog_get_fd_by_id(prog_id);
+	if (pfd < 0)
+		return -errno;
+	memset(&pi, 0, sizeof(pi));
+	pi.nr_map_ids = ARRAY_SIZE(ids);
+	pi.map_ids = (__u64)(unsigned long)ids;
+	len = sizeof(pi);
+	if (bpf_prog_get_info_by_fd(pfd, &pi, &len))
+		fd = -errno;
+	for (i = 0; fd == -ENOENT && i < pi.nr_map_ids && i < ARRAY_SIZE(ids); i++) {
+		m = bpf_map_get_fd_by_id(ids[i]);
+		if (m < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		len = sizeof(mi);
+		if (!bpf_map_get_info_by_fd(m, &mi, &len) && !strcmp(mi.name, name) &&
+		    mi.value_size == 8)
+			fd = m;
+		else
+			close(m);
+	}
+	close(pfd);
+	return fd;
+}
+
+/*
+ * The sum over every key and CPU of a per-CPU map of u64 values: the
+ * events a count() map or a histogram holds.
+ */
+static unsigned long long map_sum(void *arg)
+{
+	int fd = *(int *)arg, ncpus = libbpf_num_possible_cpus(), c, err;
+	unsigned char key[64], next[64];
+	unsigned long long sum = 0;
+	__u64 *vals;
+
+	if (ncpus < 1)
+		return 0;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return 0;
+	err = bpf_map_get_next_key(fd, NULL, next);
+	while (!err) {
+		if (!bpf_map_lookup_elem(fd, next, vals))
+			for (c = 0; c < ncpus; c++)
+				sum += vals[c];
+		memcpy(key, next, sizeof(key));
+		err = bpf_map_get_next_key(fd, key, next);
+	}
+	free(vals);
+	return sum;
+}
+
+/* The events of a printed hist: the counts of its "[lo, hi) N |...|" lines. */
+static unsigned long long hist_total(const char *s)
+{
+	unsigned long long total = 0, n;
+	char label[32];
+
+	while ((s = strchr(s, '\n')) && sscanf(++s, "%31[^ ] %*[^ ] %llu |", label, &n) == 2)
+		total += n;
+	return total;
+}
+
+/*
+ * One fptrace row: run @script in the background, measure the target's
+ * calls while its link is attached (each run checked against its map),
+ * then SIGINT it and check that what it prints counts every call made.
+ */
+static void fptrace_row(const char *name, const char *script, bool hist, int runs,
+			unsigned long calls)
+{
+	char *const argv[] = { "fptrace", "-e", (char *)script, NULL };
+	unsigned long long total, got;
+	int lfd = -1, mfd = -1, status, err;
+	__u32 prog_id;
+	char want[64];
+	long cnt;
+
+	err = fpt_spawn(&fpt, argv);
+	if (err) {
+		fail("percall", name, -err);
+		return;
+	}
+	if (!fpt_read(&fpt, "...\n")) {
+		status = fpt_stop(&fpt);
+		rec_error("percall", name, "fptrace exited with %d: %s", status, fpt_stderr());
+		return;
+	}
+	lfd = fpt_wait_link(&fpt, 10000, &prog_id, &cnt);
+	if (lfd < 0) {
+		status = fpt_stop(&fpt);
+		rec_error("percall", name, "no link (%s); fptrace exited with %d: %s",
+			  strerror(-lfd), status, fpt_stderr());
+		return;
+	}
+	mfd = prog_map(prog_id, "fpt_");
+	if (mfd < 0 || cnt != 1) {
+		rec_error("percall", name, "fptrace's link: %ld functions, map @: %s",
+			  cnt, strerror(mfd < 0 ? -mfd : 0));
+		fpt_stop(&fpt);
+		goto out;
+	}
+	total = measure(name, runs, calls, map_sum, &mfd, 1);
+	got = map_sum(&mfd);
+	status = fpt_stop(&fpt);
+	if (!total)
+		goto out;
+	if (status || fpt_stderr()[0]) {
+		rec_error("percall", name, "fptrace exited with %d: %s", status, fpt_stderr());
+		goto out;
+	}
+	if (got != total) {
+		rec_error("percall", name, "fptrace's map counts %llu of %llu calls", got, total);
+		goto out;
+	}
+	if (!hist) {
+		snprintf(want, sizeof(want), "Attaching 1 probe...\n\n\n@: %llu\n", total);
+		if (strcmp(fpt.buf, want))
+			rec_error("percall", name, "fptrace printed '%s', want @: %llu",
+				  fpt_stdout(), total);
+		goto out;
+	}
+	if (strncmp(fpt.buf, "Attaching 1 probe...\n\n\n@:\x20\n", 27)) {
+		rec_error("percall", name, "fptrace printed no histogram @: '%s'",
+			  fpt_stdout());
+		goto out;
+	}
+	got = hist_total(fpt.buf + 26);
+	if (got != total)
+		rec_error("percall", name, "fptrace's histogram counts %llu of %llu calls",
+			  got, total);
+out:
+	if (mfd >= 0)
+		close(mfd);
+	close(lfd);
+}
+
+/* One hand-written row: its program attached, its map summed. */
+static void hand_row(const char *name, struct bpf_program *prog, struct bpf_map *map,
+		     bool session, int runs, unsigned long calls)
+{
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = target_syms, .cnt = 1,
+		    .session = session, .session_size = session ? 8 : 0);
+	unsigned long long total;
+	struct bpf_link *link;
+	int mfd = bpf_map__fd(map);
+
+	link = bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
+	if (!link) {
+		fail("percall", name, errno);
+		return;
+	}
+	total = measure(name, runs, calls, map_sum, &mfd, 1);
+	if (total && map_sum(&mfd) != total)
+		rec_error("percall", name, "the map counts %llu of %llu calls",
+			  map_sum(&mfd), total);
+	bpf_link__destroy(link);
+}
+
+/*
+ * Start-up: from the fork and exec of fptrace on a script of @cnt
+ * functions to its link attached; the "Attaching" line comes after the
+ * script is compiled and its programs loaded, just before the link.
+ */
+static void fptrace_startup(size_t cnt)
+{
+	char *const argv[] = { "fptrace", FPT_SCRIPT, NULL };
+	unsigned long long t0, t1, t2;
+	const char **syms;
+	struct stat st;
+	char want[64];
+	int lfd, status;
+	__u32 prog_id;
+	long got = 0;
+	size_t i;
+	FILE *f;
+
+	if (cnt > nr_funcs)
+		cnt = nr_funcs;
+	syms = sample(cnt);
+	f = fopen(FPT_SCRIPT, "w");
+	if (!syms || !f) {
+		fail("fptrace_startup", FPT_SCRIPT, errno ?: ENOMEM);
+		return;
+	}
+	for (i = 0; i < cnt; i++)
+		fprintf(f, "%sfprobe:%s", i ? ",\n" : "", syms[i]);
+	fprintf(f, "\n{ @ = count(); }\n");
+	fclose(f);
+	free(syms);
+
+	t0 = now_ns();
+	if (fpt_spawn(&fpt, argv)) {
+		fail("fptrace_startup", "fork", errno);
+		return;
+	}
+	snprintf(want, sizeof(want), "Attaching %zu probes...\n", cnt);
+	if (!fpt_read(&fpt, "...\n")) {
+		status = fpt_stop(&fpt);
+		rec_error("fptrace_startup", "fptrace", "exited with %d: %s", status,
+			  fpt_stderr());
+		return;
+	}
+	t1 = now_ns();
+	lfd = fpt_wait_link(&fpt, 500, &prog_id, &got);
+	t2 = now_ns();
+	status = fpt_stop(&fpt);
+	if (lfd < 0) {
+		rec_error("fptrace_startup", "fptrace", "no link (%s); exited with %d: %s",
+			  strerror(-lfd), status, fpt_stderr());
+		return;
+	}
+	close(lfd);
+	if (got != (long)cnt || strncmp(fpt.buf, want, strlen(want)) || status) {
+		rec_error("fptrace_startup", "fptrace",
+			  "the link holds %ld of %zu functions; exit status %d: %s",
+			  got, cnt, status, fpt_stderr());
+		return;
+	}
+	rec_begin("fptrace_startup");
+	rec_int("functions", cnt);
+	rec_int("compiled_ns", t1 - t0);
+	rec_int("attached_ns", t2 - t0);
+	rec_int("binary_bytes", stat(FPTRACE, &st) ? -1 : st.st_size);
+	rec_end();
+}
+
+static void run_fptrace(int runs, unsigned long calls, size_t cnt)
+{
+	struct bpf_program *prog;
+
+	if (!fprobe || access(FPTRACE, X_OK)) {
+		rec_begin("fptrace");
+		rec_bool("unsupported", true);
+		rec_end();
+		return;
+	}
+	hand = bench_fptrace_bpf__open();
+	if (hand) {
+		bpf_object__for_each_program(prog, hand->obj)
+			bpf_program__set_autoload(prog, true);
+	}
+	if (!hand || bench_fptrace_bpf__load(hand)) {
+		fail("fptrace", "load the hand-written programs", errno);
+		bench_fptrace_bpf__destroy(hand);
+		return;
+	}
+	fptrace_row("fptrace count()", FPT_COUNT, false, runs, calls);
+	hand_row("hand-written count()", hand->progs.hand_count, hand->maps.hand_count_map,
+		 false, runs, calls);
+	fptrace_row("fptrace hist(elapsed)", FPT_HIST, true, runs, calls);
+	hand_row("hand-written hist(elapsed)", hand->progs.hand_hist, hand->maps.hand_hist_map,
+		 true, runs, calls);
+	bench_fptrace_bpf__destroy(hand);
+	fptrace_startup(cnt);
+}
+
 static int print_usage(void)
 {
 	fprintf(stderr,
 		"usage: fpm_bench percall [-r RUNS] [-n CALLS] [-o ROW]\n"
 		"       fpm_bench attach [-s N,N,...]   (0: every traceable function)\n"
+		"       fpm_bench fptrace [-r RUNS] [-n CALLS] [-f FUNCS]\n"
 		"       fpm_bench memory kretprobe.multi|fprobe.session [-t TASKS] [-f FUNCS]\n");
 	return 2;
 }
@@ -690,7 +1156,8 @@ int main(int argc, char **argv)
 	info();
 	if (!strcmp(mode, "percall")) {
 		run_percall(runs, calls, only);
-	} else if (!strcmp(mode, "attach") || !strcmp(mode, "memory")) {
+	} else if (!strcmp(mode, "attach") || !strcmp(mode, "memory") ||
+		   !strcmp(mode, "fptrace")) {
 		err = load_functions();
 		if (err) {
 			fail(mode, AVAILABLE, -err);
@@ -701,6 +1168,8 @@ int main(int argc, char **argv)
 		rec_end();
 		if (!strcmp(mode, "attach"))
 			run_attach(sizes, nr_sizes);
+		else if (!strcmp(mode, "fptrace"))
+			run_fptrace(runs, calls, cnt);
 		else if (!strcmp(kind, "kretprobe.multi"))
 			run_memory(KRETPROBE_MULTI, tasks, cnt);
 		else if (!strcmp(kind, "fprobe.session"))

@@ -4,7 +4,8 @@
 
 usage: bench-report.py DIR
 Reads DIR/logs/{base,patched}-*.log (lines "bench: {JSON}" printed by
-bench/fpm_bench.c) and writes DIR/results.json, DIR/table.txt (Markdown)
+bench/fpm_bench.c), and DIR/fptrace-binary ("BYTES STRIPPED_BYTES") if
+there is one, and writes DIR/results.json, DIR/table.txt (Markdown)
 and, with gnuplot, DIR/percall.png and DIR/attach.png. Prints table.txt.
 
 Under `-icount shift=0` guest time advances one nanosecond per guest
@@ -41,6 +42,14 @@ SAME_KIND = {
     "fentry": "fentry",
     "fexit": "fexit",
 }
+# fpm_bench fptrace's rows: each fptrace one-liner with the hand-written
+# program that does the same, and the most that fptrace may cost (issue 15).
+FPTRACE_PAIRS = (
+    ("count()", "fptrace count()", "hand-written count()"),
+    ("hist(elapsed)", "fptrace hist(elapsed)", "hand-written hist(elapsed)"),
+)
+FPTRACE_ROWS = [r for _, f, h in FPTRACE_PAIRS for r in (f, h)]
+FPTRACE_LIMIT = 1.2
 AGREEMENT = 0.01
 
 
@@ -80,7 +89,8 @@ def load(d):
     except FileNotFoundError:
         pass
     for k in KERNELS:
-        kr = {"boots": {}, "percall": {}, "attach": [], "memory": {}, "errors": []}
+        kr = {"boots": {}, "percall": {}, "attach": [], "memory": {}, "errors": [],
+              "fptrace_startup": {}}
         for name in sorted(os.listdir(os.path.join(d, "logs"))):
             if not name.startswith(k + "-") or not name.endswith(".log"):
                 continue
@@ -94,6 +104,9 @@ def load(d):
                     kr["errors"].append(f"{boot}: {r['error']}")
             if boot in ("icount-a", "icount-b", "plain"):
                 kr["percall"][boot] = percall_rows(records)
+                for r in records:
+                    if r.get("phase") == "fptrace_startup" and "attached_ns" in r:
+                        kr["fptrace_startup"][boot] = r
             if boot == "icount-a":
                 kr["attach"] = [r for r in records
                                 if r.get("phase") == "attach" and "attach_ns" in r]
@@ -102,6 +115,12 @@ def load(d):
                     if r.get("phase") == "memory" and "slab_kb" in r:
                         kr["memory"][r["kind"]] = r
         res["kernels"][k] = kr
+    try:
+        with open(os.path.join(d, "fptrace-binary")) as f:
+            size, stripped = (int(x) for x in f.read().split())
+        res["fptrace_binary"] = {"bytes": size, "stripped_bytes": stripped}
+    except (FileNotFoundError, ValueError):
+        res["fptrace_binary"] = None
     return res
 
 
@@ -127,7 +146,7 @@ def summarize(res):
                     "calls_per_s": 1e9 / med if med else None,
                 }
     # fpm_bench's order: the row numbers its -o option takes
-    order = ["none"] + list(SAME_KIND)
+    order = ["none"] + list(SAME_KIND) + FPTRACE_ROWS
     res["percall"] = {row: table[row] for row in sorted(table, key=lambda r: (
         order.index(r) if r in order else len(order), r))}
     table = res["percall"]
@@ -149,6 +168,11 @@ def summarize(res):
             "vs_fexit": ours / fexit if ours is not None and fexit else None,
         }
     res["ratios"] = ratios
+    res["fptrace"] = []
+    for what, fpt, hand in FPTRACE_PAIRS:
+        ours, ref = above("patched", fpt), above("patched", hand)
+        res["fptrace"].append({"what": what, "fptrace": ours, "hand_written": ref,
+                               "ratio": ours / ref if ours is not None and ref else None})
 
     # The bare loop (12 to 24 instructions) is held to one instruction per
     # call, the probe rows to AGREEMENT of their cost.
@@ -224,6 +248,11 @@ def summarize(res):
         target("stretch: fprobe.multi exit vs fexit (instr/call)",
                above("patched", "fprobe.multi exit"), above("patched", "fexit"), 2.0),
     ]
+    # issue 15: fptrace's one-liners against hand-written programs
+    for what, fpt, hand in FPTRACE_PAIRS:
+        res["targets"].append(
+            target(f"fptrace {what} vs hand-written {what} (instr/call)",
+                   above("patched", fpt), above("patched", hand), FPTRACE_LIMIT))
     return res
 
 
@@ -256,7 +285,7 @@ def render(res):
         cps = cell("patched", "icount-a", "calls_per_s")
         pb = cell("base", "plain", "calls_per_s")
         pp = cell("patched", "plain", "calls_per_s")
-        vs_base = "—" if row == "none" else \
+        vs_base = "—" if row == "none" or row in FPTRACE_ROWS else \
             f"{fmt(r['vs_base_same_kind'], '.2f')}x {r['base_row']}"
         vs_fexit = "—" if row == "none" else f"{fmt(r['vs_fexit'], '.2f')}x"
         out.append(f"| {row}{' (loop, total)' if row == 'none' else ''} "
@@ -304,7 +333,43 @@ def render(res):
             out.append(f"| {k} | {kind} | {m['tasks']} | {m['slab_kb']} | "
                        f"{m['vmalloc_kb']} | {m['percpu_kb']} | {total} |")
     out.append("")
+    render_fptrace(res, out)
     return render_tail(res, out)
+
+
+def render_fptrace(res, out):
+    """fptrace against hand-written programs, its start-up and its size."""
+    if all(f["fptrace"] is None and f["hand_written"] is None for f in res["fptrace"]) \
+            and not res["kernels"]["patched"]["fptrace_startup"]:
+        return
+    out.append("fptrace against hand-written C programs, patched kernel, icount "
+               "(instructions per call above the no-probe row)")
+    out.append("| one-liner | fptrace | hand-written | fptrace / hand-written |")
+    out.append("|" + "---|" * 4)
+    for f in res["fptrace"]:
+        out.append(f"| {f['what']} | {fmt(f['fptrace'], '.0f')} "
+                   f"| {fmt(f['hand_written'], '.0f')} | {fmt(f['ratio'], '.2f')}x |")
+    out.append("")
+    startup = res["kernels"]["patched"]["fptrace_startup"]
+    if startup:
+        n = next(iter(startup.values()))["functions"]
+        out.append(f"fptrace start-up on {n:,} functions, from fork and exec "
+                   f"(ms; icount: guest ms, plain: wall ms)")
+        out.append("| boot | to \"Attaching\" (compiled, loaded) | to attached |")
+        out.append("|" + "---|" * 3)
+        for boot, r in startup.items():
+            out.append(f"| {boot} | {r['compiled_ns'] / 1e6:.1f} "
+                       f"| {r['attached_ns'] / 1e6:.1f} |")
+        out.append("")
+    size = res.get("fptrace_binary")
+    if size:
+        out.append(f"fptrace binary (static): {size['bytes']:,} bytes, "
+                   f"{size['stripped_bytes']:,} stripped")
+    else:
+        guest = next(iter(startup.values()), {}).get("binary_bytes") if startup else None
+        if guest:
+            out.append(f"fptrace binary (static): {guest:,} bytes")
+    out.append("")
 
 
 def render_tail(res, out):

@@ -12,6 +12,10 @@
 #   memory-*  one fresh guest per link kind: slab, vmalloc and per-CPU
 #             memory of one link on 1,000 functions with 100 extra tasks
 #   plain     per-call cost without icount, for context (host dependent)
+# and the patched kernel's icount-a, icount-b and plain boots measure
+# fptrace too (fpm_bench fptrace): its count() and hist(elapsed) one-liners
+# against hand-written programs, and its start-up on 1,000 functions. The
+# size of its binary, as built and stripped, is in fptrace-binary.
 #
 # With -f debug, both kernels are the debug flavour (KASAN, lockdep,
 # kmemleak: configs/debug.config) and only the two icount boots run:
@@ -45,6 +49,7 @@ mkdir -p "$OUT/logs"
 echo "$flavour" >"$OUT/flavour"
 initrd=$B/initramfs-$flavour.cpio.gz
 percall="percall/-r/$runs/-n/$calls"
+fptrace="fptrace/-r/$runs/-n/$calls"
 
 # boot KERNEL NAME STEPS [vmtest options]: one guest, log in $OUT/logs
 boot() {
@@ -66,9 +71,21 @@ for kernel in base patched; do
 	fi
 	boot $kernel memory-kretprobe.multi memory:kretprobe.multi -c
 	[ $kernel = patched ] && boot $kernel memory-fprobe.session memory:fprobe.session -c
-	boot $kernel icount-a "$percall,attach" -c
-	boot $kernel icount-b "$percall" -c
-	boot $kernel plain "$percall"
+	# fptrace runs on fprobe.multi links, which the base kernel lacks
+	fpt=
+	[ $kernel = patched ] && fpt=",$fptrace"
+	boot $kernel icount-a "$percall$fpt,attach" -c
+	boot $kernel icount-b "$percall$fpt" -c
+	boot $kernel plain "$percall$fpt"
 done
+
+# "BYTES STRIPPED_BYTES" of the fptrace binary that the initramfs holds
+# (GNU strip: llvm-strip-19 refuses the static glibc binary's .rela.plt)
+fpt_bin=$B/user-$flavour/fptrace/fptrace
+if [ "$flavour" = default ] && [ -f "$fpt_bin" ]; then
+	strip -o "$OUT/fptrace.stripped" "$fpt_bin"
+	echo "$(stat -c %s "$fpt_bin") $(stat -c %s "$OUT/fptrace.stripped")" >"$OUT/fptrace-binary"
+	rm -f "$OUT/fptrace.stripped"
+fi
 
 "$TOP/scripts/bench-report.py" "$OUT"

@@ -11,7 +11,9 @@
  * Workloads are busybox dd (its reads of /dev/zero, its opens), and the
  * test module's "call N", which runs fpm_test_recurse(N): N + 1 nested
  * calls with depths N down to 0; "call 400" does not fit on the shadow
- * stack, and the calls that do not are the link's missed_stack.
+ * stack, and the calls that do not are the link's missed_stack; "sleep N"
+ * calls fpm_test_sleep(N) on CPU 0, which sleeps 20 ms, wakes up on CPU 1
+ * and returns N + 1.
  *
  * Stderr is dropped where dd prints its record counts; fptrace writes its
  * diagnostics and missed counts there, and the subtests that check those
@@ -254,6 +256,132 @@ static void test_list(void)
 		     "the listing");
 }
 
+/* The calls of "call 5": depths 5 down to 0. */
+#define REC_DEPTH	5
+
+/*
+ * A session's events in order: every entry (innermost last), then every
+ * exit (innermost first), each exit with the depth saved at entry, the
+ * argument saved for the exit, and its latency, which grows from the
+ * innermost call outwards: each call's time holds its callee's.
+ */
+static void test_session_recursion(void)
+{
+	unsigned long long elapsed, last = 0;
+	int i, depth, var, arg, n;
+	const char *p;
+
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0; "
+			  "printf(\"entry %d\\n\", arg0); } fretprobe:fpm_test_recurse { "
+			  "printf(\"exit %d %d %u\\n\", $d, arg0, elapsed); }' 2>&1 & P=$!; "
+			  WAIT_LINK "echo \"call 5\" > " RUN "; cat " RUN "; "
+			  "kill -INT $P; wait $P; echo \"status $?\""),
+		      "fptrace session on the recursion runs"))
+		return;
+	p = out;
+	if (!ASSERT_TRUE(!strncmp(p, "Attaching 1 probe...\n", 21), "one probe attached")) {
+		test__log("got:\n%s", out);
+		return;
+	}
+	p += 21;
+	for (i = 0; i <= REC_DEPTH; i++) {
+		n = -1;
+		if (sscanf(p, "entry %d\n%n", &depth, &n) != 1 || n < 0 ||
+		    !ASSERT_EQ(depth, REC_DEPTH - i, "the entries, outermost first")) {
+			test__log("entry %d of %d; got:\n%s", i, REC_DEPTH + 1, out);
+			return;
+		}
+		p += n;
+	}
+	for (i = 0; i <= REC_DEPTH; i++) {
+		n = -1;
+		if (sscanf(p, "exit %d %d %llu\n%n", &var, &arg, &elapsed, &n) != 3 || n < 0) {
+			ASSERT_TRUE(false, "an exit event");
+			test__log("exit %d of %d; got:\n%s", i, REC_DEPTH + 1, out);
+			return;
+		}
+		p += n;
+		ASSERT_EQ(var, i, "the exits, innermost first, with the depth saved at entry");
+		ASSERT_EQ(arg, i, "the argument saved for the exit");
+		ASSERT_LT(last, elapsed, "each call takes longer than the one it made");
+		last = elapsed;
+	}
+	ASSERT_STREQ(p, "ret=5\n\n\nstatus 0\n",
+		     "no other event, the call's result, no map, no error, status 0");
+}
+
+/*
+ * A session across a sleep that migrates: fpm_test_sleep(41), called on
+ * CPU 0, sleeps 20 ms and returns 42 on CPU 1. The entry's cpu, kept in
+ * the session data, and the exit's differ. elapsed is at least the sleep
+ * and at most the time between the entry's nsecs and the exit's: not
+ * measured from some other time. (Its entry timestamp is taken after the
+ * entry's statements, and it is printed before the exit's nsecs is read.)
+ */
+static void test_session_migrate(void)
+{
+	unsigned long long elapsed = 0, t0 = 0, t1 = 0;
+	int arg = -1, ret = -1, cpu0 = -1, cpu1 = -1, n = -1, got;
+	const char *p;
+
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_sleep { $c = cpu; $t = nsecs; }\n"
+			  "fretprobe:fpm_test_sleep {\n"
+			  "printf(\"arg %d ret %d cpu %d %d elapsed %u ns %u %u\\n\",\n"
+			  "arg0, retval, $c, cpu, elapsed, $t, nsecs); }' 2>&1 & P=$!; "
+			  WAIT_LINK "echo \"sleep 41\" > " RUN "; cat " RUN "; "
+			  "kill -INT $P; wait $P; echo \"status $?\""),
+		      "fptrace session on the sleep runs"))
+		return;
+	p = out;
+	if (!ASSERT_TRUE(!strncmp(p, "Attaching 1 probe...\n", 21), "one probe attached")) {
+		test__log("got:\n%s", out);
+		return;
+	}
+	p += 21;
+	got = sscanf(p, "arg %d ret %d cpu %d %d elapsed %llu ns %llu %llu\n%n",
+		     &arg, &ret, &cpu0, &cpu1, &elapsed, &t0, &t1, &n);
+	if (!ASSERT_EQ(got, 7, "one exit event") ||
+	    !ASSERT_GE(n, 0, "the event's line read")) {
+		test__log("got:\n%s", out);
+		return;
+	}
+	ASSERT_EQ(arg, 41, "the argument saved for the exit");
+	ASSERT_EQ(ret, 42, "the return value");
+	ASSERT_EQ(cpu0, 0, "entered on CPU 0");
+	ASSERT_EQ(cpu1, 1, "returned on CPU 1");
+	ASSERT_GE(elapsed, 20000000, "elapsed holds the 20 ms sleep");
+	ASSERT_TRUE(t0 && t1 > t0, "the entry's and the exit's nsecs");
+	ASSERT_LE(elapsed, t1 - t0, "elapsed is within the call");
+	/* and the call's own account agrees */
+	ASSERT_STREQ(p + n, "ret=42 cpu_before=0 cpu_after=1\n\n\nstatus 0\n",
+		     "no other event, the module's result, no map, no error, status 0");
+}
+
+/*
+ * Histograms without keys (per-CPU arrays of buckets): clear() empties
+ * every bucket of @h, and a bucket that no event reached is not printed.
+ * "call 3" counts depths 3 to 0 in @h and then clears it; "call 2" counts
+ * 2 to 0 only. @e, never cleared, holds all seven calls in its underflow
+ * bucket; @z, never reached, prints nothing, as bpftrace's would not.
+ */
+static void test_clear_hist(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { @h = hist(arg0); "
+			  "@e = lhist(arg0, 100, 200, 10); if (arg0 > 100) { @z = hist(arg0); "
+			  "} if (arg0 == 0 && @cleared == 0) { clear(@h); @cleared = 1; "
+			  "} }' & P=$!; "
+			  WAIT_LINK "echo \"call 3\" > " RUN "; sleep 1; "
+			  "echo \"call 2\" > " RUN "; kill -INT $P; wait $P"),
+		      "fptrace clear() of a hist runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@cleared: 1\n"
+		     "@e:\x20\n(..., 100)             7 |" BAR52 "|\n\n@h:\x20\n"
+		     "[0]                    1 |" BAR52 "|\n"
+		     "[1]                    1 |" BAR52 "|\n"
+		     "[2, 4)                 1 |" BAR52 "|\n\n",
+		     "@h with the second call's depths only, @e with all, no @z");
+}
+
 /* SIGTERM ends a run cleanly: the maps printed, no error, status 0 */
 static void test_sigterm(void)
 {
@@ -299,4 +427,10 @@ void test_fptrace(void)
 		test_list();
 	if (test__start_subtest("sigterm"))
 		test_sigterm();
+	if (test__start_subtest("session_recursion"))
+		test_session_recursion();
+	if (test__start_subtest("session_migrate"))
+		test_session_migrate();
+	if (test__start_subtest("clear_hist"))
+		test_clear_hist();
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fptrace semantics that only a kernel shows: per-CPU maps cleared by
- * delete(), values named from kallsyms, the session data an entry probe
- * leaves when it calls exit(), the ring buffer's lost records, a verifier
- * log bigger than its buffer, the cookie of each function, unsigned
- * division, and min/max/avg over values that differ.
+ * fptrace semantics that only a kernel shows: per-CPU maps (histograms
+ * without keys too) cleared by delete(), values named from kallsyms, the
+ * session data an entry probe leaves when it calls exit(), the ring
+ * buffer's lost records, a verifier log bigger than its buffer, the
+ * cookie of each function, unsigned division, and min/max/avg over values
+ * that differ.
  *
  * Workloads as in fptrace.c: busybox dd, and the test module's "call N".
  */
@@ -43,6 +44,27 @@ static void test_delete_all_cpus(void)
 		       "fptrace delete runs"))
 		return;
 	ASSERT_STREQ(out, "Attaching 2 probes...\n\n\n", "no count left on any CPU");
+}
+
+/*
+ * An aggregation without keys but sum() is a per-CPU array (a hist's or
+ * lhist's of buckets), which BPF cannot empty on every CPU: its delete()
+ * has the runtime zero them all, and zero values print nothing, as a
+ * count or a max never set does.
+ */
+static void test_delete_hist_all_cpus(void)
+{
+	if (!ASSERT_OK(run("taskset -c 0 " FPTRACE " -e 'fprobe:ksys_read /comm == \"dd\"/ { "
+			  "@h = hist(arg2); @l = lhist(arg2, 0, 1024, 256); @c = count(); "
+			  "if (arg2 == 12345) { @n = count(); @m = max(arg2); "
+			  "} } interval:s:6 { delete(@h); delete(@l); "
+			  "delete(@c); exit(); }' & " WAIT_LINK
+			  "taskset -c 0 dd if=/dev/zero bs=1 count=3 of=/dev/null 2>/dev/null; "
+			  "taskset -c 1 dd if=/dev/zero bs=512 count=5 of=/dev/null 2>/dev/null; "
+			  "wait"),
+		       "fptrace delete of histograms runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 2 probes...\n\n\n", "no bucket left on any CPU");
 }
 
 /* func, probe and ksym() values print as names; a map never set prints nothing. */
@@ -192,6 +214,8 @@ void test_fptrace_semantics(void)
 	}
 	if (test__start_subtest("delete_all_cpus"))
 		test_delete_all_cpus();
+	if (test__start_subtest("delete_hist_all_cpus"))
+		test_delete_hist_all_cpus();
 	if (test__start_subtest("named_values"))
 		test_named_values();
 	if (test__start_subtest("exit_in_entry"))

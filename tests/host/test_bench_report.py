@@ -47,6 +47,16 @@ BASE = {"none": 12, "kprobe.multi": 249, "kretprobe.multi": 519,
 PATCHED = {"none": 12, "kprobe.multi": 217, "kretprobe.multi": 825,
            "kprobe.session": 991, "fprobe.multi entry": 210,
            "fprobe.multi session": 959, "fexit": 156}
+# fpm_bench fptrace's rows, patched kernel only: count() within the limit,
+# hist(elapsed) over it
+FPTRACE = {"fptrace count()": 221, "hand-written count()": 218,
+           "fptrace hist(elapsed)": 1212, "hand-written hist(elapsed)": 958}
+
+
+def startup(compiled_ms, attached_ms):
+    return {"phase": "fptrace_startup", "functions": 1000,
+            "compiled_ns": compiled_ms * 1000000, "attached_ns": attached_ms * 1000000,
+            "binary_bytes": 3340248}
 
 
 def attach(kind, n, all_funcs, attach_ms, detach_ms):
@@ -81,10 +91,14 @@ class BenchReportTest(unittest.TestCase):
         self.write("base-memory-kretprobe.multi.log",
                    log([memory("kretprobe.multi", 64, 324)]))
         self.write("patched-icount-a.log",
-                   log(percall(PATCHED, jitter=2) +
-                       [attach("fprobe.multi", 21888, True, 800, 300)]))
-        self.write("patched-icount-b.log", log(percall(PATCHED)))
-        self.write("patched-plain.log", log(percall(PATCHED)))
+                   log(percall(PATCHED, jitter=2) + percall(FPTRACE) +
+                       [startup(1303, 1363), attach("fprobe.multi", 21888, True, 800, 300)]))
+        self.write("patched-icount-b.log", log(percall(PATCHED) + percall(FPTRACE) +
+                                               [startup(1302, 1362)]))
+        self.write("patched-plain.log", log(percall(PATCHED) + percall(FPTRACE) +
+                                            [startup(2500, 2600)]))
+        with open(os.path.join(self.dir, "fptrace-binary"), "w") as f:
+            f.write("3340248 1473960\n")
         self.write("patched-memory-fprobe.session.log",
                    log([memory("fprobe.session", 964, 0)]))
 
@@ -141,6 +155,62 @@ class BenchReportTest(unittest.TestCase):
         kattach = self.target(res, "kretprobe.multi attach-all")
         self.assertIsNone(kattach["ratio"])
         self.assertFalse(kattach["met"])
+
+    def test_fptrace_against_hand_written(self):
+        self.full_set()
+        res = self.summary()
+        self.assertEqual([f["what"] for f in res["fptrace"]], ["count()", "hist(elapsed)"])
+        count, hist = res["fptrace"]
+        self.assertEqual((count["fptrace"], count["hand_written"]), (209, 206))
+        self.assertAlmostEqual(count["ratio"], 209 / 206)
+        self.assertAlmostEqual(hist["ratio"], 1200 / 946)
+        t = self.target(res, "fptrace count()")
+        self.assertEqual(t["target"],
+                         "fptrace count() vs hand-written count() (instr/call)")
+        self.assertEqual(t["limit"], 1.2)
+        self.assertTrue(t["met"])
+        t = self.target(res, "fptrace hist(elapsed)")
+        self.assertEqual(t["limit"], 1.2)
+        self.assertFalse(t["met"])
+        text = report.render(res)
+        self.assertIn("| count() | 209 | 206 | 1.01x |\n", text)
+        self.assertIn("| hist(elapsed) | 1200 | 946 | 1.27x |\n", text)
+        self.assertIn("- fptrace count() vs hand-written count() (instr/call): "
+                      "209 / 206 = 1.01x, limit 1.2x: met\n", text)
+        self.assertIn("- fptrace hist(elapsed) vs hand-written hist(elapsed) (instr/call): "
+                      "1200 / 946 = 1.27x, limit 1.2x: MISSED\n", text)
+        # no base kernel row of the kind to compare with
+        line = next(x for x in text.splitlines() if x.startswith("| fptrace count() |"))
+        self.assertTrue(line.startswith("| fptrace count() | n/a | 209 | 4.52 | — |"), line)
+
+    def test_fptrace_startup_and_size(self):
+        self.full_set()
+        res = self.summary()
+        st = res["kernels"]["patched"]["fptrace_startup"]
+        self.assertEqual(sorted(st), ["icount-a", "icount-b", "plain"])
+        self.assertEqual(res["kernels"]["base"]["fptrace_startup"], {})
+        self.assertEqual(res["fptrace_binary"], {"bytes": 3340248, "stripped_bytes": 1473960})
+        text = report.render(res)
+        self.assertIn("fptrace start-up on 1,000 functions", text)
+        self.assertIn("| icount-a | 1303.0 | 1363.0 |\n", text)
+        self.assertIn("| plain | 2500.0 | 2600.0 |\n", text)
+        self.assertIn("fptrace binary (static): 3,340,248 bytes, 1,473,960 stripped\n", text)
+
+    def test_fptrace_rows_missing(self):
+        # a run without the fptrace step: its targets are not met, no table
+        self.full_set()
+        self.write("patched-icount-a.log",
+                   log(percall(PATCHED) + [attach("fprobe.multi", 21888, True, 800, 300)]))
+        for boot in ("icount-b", "plain"):
+            self.write(f"patched-{boot}.log", log(percall(PATCHED)))
+        os.unlink(os.path.join(self.dir, "fptrace-binary"))
+        res = self.summary()
+        t = self.target(res, "fptrace count()")
+        self.assertIsNone(t["ratio"])
+        self.assertFalse(t["met"])
+        text = report.render(res)
+        self.assertNotIn("fptrace against hand-written", text)
+        self.assertNotIn("fptrace binary", text)
 
     def test_debug_flavour(self):
         # bench.sh -f debug: two icount boots per kernel, per-call rows only

@@ -30,9 +30,10 @@ static int failed;
 static struct btf *btf;
 
 /* What available_filter_functions would list; nobtf_func has no BTF. */
+/* sorted, as fpt_types() wants them */
 static const char *const funcs[] = {
-	"vfs_read", "vfs_write", "vfs_open", "vfs_readx", "do_sys_openat2",
-	"seven_args", "nobtf_func", "vfs_fsync",
+	"do_sys_openat2", "nobtf_func", "seven_args", "vfs_fsync", "vfs_open",
+	"vfs_read", "vfs_readx", "vfs_write",
 };
 
 static void report(const char *name, bool ok)
@@ -285,10 +286,14 @@ static const struct { const char *name, *src; } golden_cases[] = {
 	{ "exit_in_entry",
 	  "fprobe:vfs_read { $t = 7; if (pid == 1) { exit() } $u = 2 } fretprobe:vfs_read { "
 	  "@ = hist(elapsed); @t[$t] = count() }" },
-	/* maps without keys are hashes: delete() clears every CPU's value */
+	/*
+	 * maps without keys are hashes, whose delete() clears every CPU's
+	 * value; but for count() and the other aggregations whose value says
+	 * whether it was set (not sum()): per-CPU arrays, cleared by a record
+	 */
 	{ "delete_scalar_agg",
-	  "fprobe:vfs_read { @c = count(); @x = 1 } fretprobe:vfs_read { "
-	  "delete(@c); delete(@x) }" },
+	  "fprobe:vfs_read { @c = count(); @s = sum(pid); @x = 1 } fretprobe:vfs_read { "
+	  "delete(@c); delete(@s); delete(@x) }" },
 };
 
 static char *read_file(const char *path)

@@ -63,14 +63,19 @@
  * BPF_LD_IMM64 with src_reg BPF_PSEUDO_MAP_FD and imm 0, listed in
  * fpt_bpf_prog.relocs for the runtime to patch with the map's fd.
  * Aggregations look the key up; on a miss they insert a zeroed value
- * (BPF_NOEXIST) and look it up again, then update the value of this CPU in
- * place, without atomics. hist() and lhist() compute the bucket as
- * fpt_hist_index() and fpt_lhist_index() do (an unrolled log2 for hist)
- * and count it under the keys followed by the u64 bucket. delete() is
- * bpf_map_delete_elem(): maps without keys are hashes of one element too,
- * so that a delete() clears every CPU's value of a per-CPU aggregation
- * (a per-CPU array's update from BPF writes only this CPU's) and a map
- * never set has no element to print.
+ * (BPF_NOEXIST) and look it up again (arrays: skip the update), then
+ * update the value of this CPU in place, without atomics. hist() and
+ * lhist() compute the bucket as fpt_hist_index() and fpt_lhist_index() do
+ * (an unrolled log2 for hist) and count it under the keys followed by the
+ * u64 bucket, or without keys at the bucket's index in the array. delete()
+ * is bpf_map_delete_elem(): maps without keys are hashes of one element
+ * too, so that a delete() clears every CPU's value of a per-CPU
+ * aggregation (a per-CPU array's update from BPF writes only this CPU's)
+ * and a map never set has no element to print. The exception is an
+ * aggregation without keys whose value tells whether it was set (all but
+ * sum(); a histogram's indexed by the bucket): a per-CPU array, so that
+ * an event costs no hashing. Its delete() is a clear event, for the
+ * runtime to zero every CPU's value, and its zero values are not printed.
  *
  * Events: printf, print, clear and exit write a record to the ".events"
  * ring buffer with bpf_ringbuf_output(): a u32 event id, 4 bytes of
@@ -379,6 +384,12 @@ static int map_index(const struct cg *g, const char *name)
 		if (!strcmp(g->s->maps[i].name, name))
 			return i;
 	return -1;
+}
+
+/* An aggregation without keys but sum(): a per-CPU array (types.c). */
+static bool is_array(const struct fpt_map_info *m)
+{
+	return m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 }
 
 /* A map without keys: one element, under the u32 key 0. */
@@ -960,12 +971,20 @@ static void gen_lhist_index(struct cg *g, const struct fpt_map_info *m)
 	set_label(g, end);
 }
 
-/* r0 = the value of key k in map mi, inserted zeroed if missing; else skip. */
+/*
+ * r0 = the value of key k in map mi, inserted zeroed if missing; else
+ * skip. An array has every element: only an index out of range misses.
+ */
 static void lookup_or_init(struct cg *g, int mi, int k, int skip)
 {
-	int have = new_label(g);
-	int z = stack_take(g, g->s->maps[mi].value_size);
+	int have = new_label(g), z;
 
+	if (is_array(&g->s->maps[mi])) {
+		map_call(g, BPF_FUNC_map_lookup_elem, mi, k, 0, 0);
+		jump_imm(g, BPF_JEQ, BPF_REG_0, 0, skip);
+		return;
+	}
+	z = stack_take(g, g->s->maps[mi].value_size);
 	map_call(g, BPF_FUNC_map_lookup_elem, mi, k, 0, 0);
 	jump_imm(g, BPF_JNE, BPF_REG_0, 0, have);
 	zero(g, BPF_REG_10, z, (g->s->maps[mi].value_size + 7) & ~7u);
@@ -1028,23 +1047,29 @@ static void gen_agg(struct cg *g, const struct fpt_expr *t, const struct fpt_exp
 {
 	int mark = g->sp, mi = map_index(g, t->u.map.name), skip = new_label(g);
 	const struct fpt_map_info *m = &g->s->maps[mi];
+	bool hist = m->kind == FPT_V_HIST || m->kind == FPT_V_LHIST;
 	int v = stack_take(g, 8), k;
 
 	if (call->u.call.args.n) {
 		gen_expr(g, call->u.call.args.v[0]);
 		stx(g, BPF_DW, BPF_REG_10, v, BPF_REG_0);
 	}
-	k = gen_key(g, mi, t);
-	if (m->kind == FPT_V_HIST || m->kind == FPT_V_LHIST) {
+	/* a histogram array's key is the bucket alone, stored below */
+	k = hist && is_array(m) ? stack_take(g, m->key_size) : gen_key(g, mi, t);
+	if (hist) {
 		ldx(g, BPF_DW, BPF_REG_2, BPF_REG_10, v);
 		if (m->kind == FPT_V_HIST)
 			gen_hist_index(g, m->hist_bits);
 		else
 			gen_lhist_index(g, m);
-		stx(g, BPF_DW, BPF_REG_10, k + m->key_size - 8, BPF_REG_0);
+		if (is_array(m))	/* the bucket is the index */
+			stx(g, BPF_W, BPF_REG_10, k, BPF_REG_0);
+		else
+			stx(g, BPF_DW, BPF_REG_10, k + m->key_size - 8, BPF_REG_0);
 	}
 	lookup_or_init(g, mi, k, skip);
-	if (call->u.call.args.n)
+	/* the value, for the aggregations that take it in (not count or a bucket) */
+	if (call->u.call.args.n && !hist)
 		ldx(g, BPF_DW, BPF_REG_2, BPF_REG_10, v);
 	gen_agg_apply(g, m);
 	set_label(g, skip);
@@ -1200,8 +1225,14 @@ static void gen_delete(struct cg *g, const struct fpt_expr *e)
 {
 	const struct fpt_expr *t = e->u.call.args.v[0];
 	int mark = g->sp, mi = map_index(g, t->u.map.name);
-	int k = gen_key(g, mi, t);
+	const struct fpt_map_info *m = &g->s->maps[mi];
+	int k;
 
+	if (is_array(m)) {	/* BPF clears only this CPU's: the runtime clears */
+		gen_map_event(g, e, FPT_EV_CLEAR);
+		return;
+	}
+	k = gen_key(g, mi, t);
 	map_call(g, BPF_FUNC_map_delete_elem, mi, k, 0, 0);
 	g->sp = mark;
 }

@@ -385,8 +385,11 @@ enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS, FPT_MAP_LOST }
  * One map of the program, as the code generator uses it and the runtime
  * creates it. Keys are concatenated in key order: an integer (any size,
  * ksym, probe, kstack) takes 8 bytes, a string its buffer size. A map
- * without keys is a hash of one element with the u32 key 0. hist and
- * lhist maps add a u64 bucket index after the keys (and are hashes then).
+ * without keys is a hash of one element with the u32 key 0, but for the
+ * aggregations other than sum(): a per-CPU array of one element, so that
+ * an event costs no hashing. hist and lhist maps add a u64 bucket index
+ * after the keys (and are hashes then); without keys they are a per-CPU
+ * array indexed by the bucket (a u32 key), an element for each bucket.
  * Values: INT, COUNT, SUM, HIST and LHIST (one bucket) are u64; STR its
  * buffer; MIN and MAX { s64 value; u64 set; } (set is 0 on the CPUs that
  * never wrote: skip them when reducing); AVG and STATS { u64 count; s64
@@ -447,7 +450,8 @@ struct fpt_sema {
 
 /*
  * Type prog against the kernel's BTF. funcs (nfuncs names, the runtime's
- * available_filter_functions) is what probe globs match. Fills every
+ * available_filter_functions, sorted by strcmp()) is what probe globs
+ * match. Fills every
  * fpt_expr.type and the argument number of args.NAME (u.field.argno), and
  * gives the links and the maps in *out. Errors go
  * to d; returns their number (*out must still be freed).
@@ -599,7 +603,7 @@ struct fpt_out {
 	enum fpt_format fmt;
 	const struct fpt_program *prog;
 	const struct fpt_sema *s;
-	struct fpt_ksyms *ksyms;
+	struct fpt_ksyms *ksyms;	/* NULL until a value needs a name */
 	int stacks_fd;		/* the ".stacks" map, -1 if none */
 };
 

@@ -226,26 +226,42 @@ static void free_funcs(struct funcs *f)
 	free(f->mod);
 }
 
-/* The one module whose functions the probes match, or NULL. */
+/*
+ * The one module whose functions the probes match, or NULL. Only the
+ * modules' functions are tried, gathered first: a script may have a
+ * thousand specs, and vmlinux has tens of thousands of functions.
+ */
 static const char *probe_module(const struct fpt_program *prog, const struct funcs *f)
 {
 	const char *mod = NULL;
+	size_t *in_mod, nmod = 0;
 
-	for (int i = 0; i < prog->nprobes; i++) {
+	in_mod = calloc(f->n ? f->n : 1, sizeof(*in_mod));
+	if (!in_mod)
+		abort();
+	for (size_t k = 0; k < f->n; k++)
+		if (f->mod[k])
+			in_mod[nmod++] = k;
+	for (int i = 0; nmod && i < prog->nprobes; i++) {
 		const struct fpt_probe *p = &prog->probes[i];
 
 		for (int j = 0; j < p->nspecs; j++) {
 			if (!p->specs[j].target)
 				continue;
-			for (size_t k = 0; k < f->n; k++) {
-				if (!f->mod[k] || fnmatch(p->specs[j].target, f->name[k], 0))
+			for (size_t m = 0; m < nmod; m++) {
+				size_t k = in_mod[m];
+
+				if (fnmatch(p->specs[j].target, f->name[k], 0))
 					continue;
-				if (mod && strcmp(mod, f->mod[k]))
+				if (mod && strcmp(mod, f->mod[k])) {
+					free(in_mod);
 					return NULL;
+				}
 				mod = f->mod[k];
 			}
 		}
 	}
+	free(in_mod);
 	return mod;
 }
 

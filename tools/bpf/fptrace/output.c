@@ -32,11 +32,23 @@ static void *xcalloc(size_t n, size_t size)
 
 /* ---- Naming values ------------------------------------------------------------ */
 
+/*
+ * The kernel's symbols, read when a value first needs one: /proc/kallsyms
+ * takes a fifth of a second of instructions to read and parse, which
+ * every run used to spend before attaching, named values or not.
+ */
+static const struct fpt_ksyms *out_ksyms(struct fpt_out *o)
+{
+	if (!o->ksyms)
+		o->ksyms = fpt_ksyms_load();
+	return o->ksyms;
+}
+
 /* "vfs_read", or the address in hex when no symbol holds it. */
 static char *ksym_str(struct fpt_out *o, uint64_t addr)
 {
 	uint64_t off;
-	const char *n = fpt_ksym(o->ksyms, addr, &off);
+	const char *n = fpt_ksym(out_ksyms(o), addr, &off);
 	char *r;
 
 	if (n ? asprintf(&r, "%s", n) < 0 : asprintf(&r, "0x%llx", (unsigned long long)addr) < 0)
@@ -83,7 +95,7 @@ static char *kstack_str(struct fpt_out *o, int64_t id)
 	if (id >= 0 && o->stacks_fd >= 0 &&
 	    !bpf_map_lookup_elem(o->stacks_fd, &(__u32){ id }, ips)) {
 		for (int i = 0; i < FPT_STACK_DEPTH && ips[i]; i++) {
-			const char *n = fpt_ksym(o->ksyms, ips[i], &off);
+			const char *n = fpt_ksym(out_ksyms(o), ips[i], &off);
 
 			if (n)
 				fprintf(f, "        %s+%llu\n", n, (unsigned long long)off);
@@ -363,13 +375,29 @@ static size_t view_buckets(const struct reader *r)
 	return (size_t)fpt_lhist_nbuckets(r->m->lmin, r->m->lmax, r->m->lstep);
 }
 
-/* Add a hist or lhist element: its bucket under the entry of its keys. */
+/*
+ * Add a hist or lhist element: its bucket under the entry of its keys.
+ * Without keys the map is an array whose u32 key is the bucket; a bucket
+ * that no event reached is left out there.
+ */
 static void add_bucket(struct reader *r, const uint8_t *key)
 {
-	size_t klen = r->m->key_size - 8, nb = view_buckets(r), i;
-	uint64_t b = u64_at(key, klen), sum = 0;
+	bool array = r->m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	size_t klen = array ? 0 : r->m->key_size - 8, nb = view_buckets(r), i;
+	uint64_t b, sum = 0;
 	struct fpt_entry *e = NULL;
+	uint32_t idx;
 
+	if (array) {
+		memcpy(&idx, key, sizeof(idx));
+		b = idx;
+	} else {
+		b = u64_at(key, klen);
+	}
+	for (int c = 0; c < r->ncpus; c++)
+		sum += u64_at(cpu_val(r, c), 0);
+	if (array && !sum)
+		return;
 	for (i = 0; i < r->view.n; i++)
 		if (!memcmp(r->hkeys[i], key, klen))
 			e = &r->view.entries[i];
@@ -380,8 +408,6 @@ static void add_bucket(struct reader *r, const uint8_t *key)
 		e->keys = decode_keys(r, key);
 		e->v.buckets = own(r, xcalloc(nb, sizeof(uint64_t)));
 	}
-	for (int c = 0; c < r->ncpus; c++)
-		sum += u64_at(cpu_val(r, c), 0);
 	if (b < nb)
 		((uint64_t *)e->v.buckets)[b] += sum;
 }
@@ -454,7 +480,8 @@ void fpt_clear_map(const struct fpt_map_info *m, int fd)
 	void *zero = xcalloc(1, vsize);
 
 	if (m->bpf_type == BPF_MAP_TYPE_ARRAY || m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY) {
-		bpf_map_update_elem(fd, &(__u32){ 0 }, zero, BPF_ANY);
+		for (__u32 i = 0; i < m->max_entries; i++)
+			bpf_map_update_elem(fd, &i, zero, BPF_ANY);
 	} else {
 		while (!bpf_map_get_next_key(fd, NULL, next))
 			if (bpf_map_delete_elem(fd, next))

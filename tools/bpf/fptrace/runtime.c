@@ -684,7 +684,7 @@ int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
 	r.prog_fd = fds(b->nprogs);
 	r.link_fd = fds(s->nlinks);
 	r.next_ns = xcalloc(b->nprogs, sizeof(uint64_t));
-	r.out = (struct fpt_out){ stdout, o->fmt, prog, s, fpt_ksyms_load(), -1 };
+	r.out = (struct fpt_out){ stdout, o->fmt, prog, s, NULL, -1 };
 	err = create_maps(&r) || load_progs(&r) || start(&r) ? -1 : 0;
 	if (!err) {
 		if (o->child_go >= 0)

@@ -217,12 +217,26 @@ static void add_name(char ***v, int *n, const char *name)
 	(*v)[(*n)++] = xstrdup(name);
 }
 
-/* Add the functions that spec names to v; false (reported) if none. */
+/*
+ * Add the functions that spec names to v; false (reported) if none. A
+ * name without a glob is looked up by bisection in funcs, which is sorted:
+ * a script may list a thousand names, and comparing each with every
+ * traceable function took most of fptrace's start-up. The scan below
+ * still finds a name that bisection missed.
+ */
 static bool match_spec(struct tctx *c, const struct fpt_spec *sp,
 		       const char *const *funcs, size_t nfuncs, char ***v, int *n)
 {
 	bool glob = has_glob(sp->target), found = false;
+	const char *const *hit;
 
+	if (!glob) {
+		hit = bsearch(&sp->target, funcs, nfuncs, sizeof(*funcs), cmp_str);
+		if (hit) {
+			add_name(v, n, *hit);
+			return true;
+		}
+	}
 	for (size_t i = 0; i < nfuncs; i++) {
 		if (glob ? fnmatch(sp->target, funcs[i], 0) : strcmp(sp->target, funcs[i]))
 			continue;
@@ -1050,6 +1064,18 @@ static struct fpt_type str_call(struct tctx *c, struct fpt_expr *e)
 	return ty_of(FPT_TY_NONE, 0);
 }
 
+/*
+ * An aggregation without keys whose value tells whether it was ever set
+ * (a count, min/max's set flag, avg and stats' count, a bucket's count)
+ * is a per-CPU array: an event then costs no hashing. sum() is not one
+ * (sum(0) is set), and stays a one-element hash like every other map.
+ */
+static bool keyless_array(const struct fpt_map_info *m)
+{
+	return !m->nkeys && m->kind != FPT_V_INT && m->kind != FPT_V_STR &&
+		m->kind != FPT_V_SUM;
+}
+
 static bool delete_call(struct tctx *c, struct fpt_expr *e)
 {
 	struct fpt_expr *a;
@@ -1066,6 +1092,9 @@ static bool delete_call(struct tctx *c, struct fpt_expr *e)
 	if (!map_keys(c, a, &mi))
 		return false;
 	pending_add(c, mi, NULL, a->loc);
+	/* an array without keys is cleared by the runtime, as clear() is */
+	if (!a->u.map.keys.n && (!c->s->maps[mi].typed || keyless_array(&c->s->maps[mi])))
+		c->events = true;
 	return true;
 }
 
@@ -1561,6 +1590,14 @@ static void finish_map(struct fpt_map_info *m)
 	}
 	m->key_size += hist ? 8 : 0;
 	m->value_size = value_size(m);
+	if (keyless_array(m)) {	/* a histogram's is indexed by the bucket */
+		m->bpf_type = BPF_MAP_TYPE_PERCPU_ARRAY;
+		m->key_size = 4;
+		m->max_entries = m->kind == FPT_V_HIST ? (uint32_t)fpt_hist_nbuckets(m->hist_bits) :
+			m->kind == FPT_V_LHIST ?
+			(uint32_t)fpt_lhist_nbuckets(m->lmin, m->lmax, m->lstep) : 1;
+		return;
+	}
 	/* no keys: a hash of one element, so that delete() and "never set" work */
 	m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
 	m->max_entries = m->key_size ? FPT_MAP_ENTRIES : 1;
