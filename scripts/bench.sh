@@ -9,8 +9,10 @@
 #   icount-a  per-call cost, then attach and detach times (attach-all last:
 #             if a kernel dies there, the earlier results are already out)
 #   icount-b  per-call cost again, to check that the rows repeat
-#   memory-*  one fresh guest per link kind: slab, vmalloc and per-CPU
-#             memory of one link on 1,000 functions with 100 extra tasks
+#   memory-*  three fresh guests per link kind: slab, vmalloc and per-CPU
+#             memory of one link on 1,000 functions with 100 extra tasks;
+#             the report takes the median guest (the shadow stacks of the
+#             tasks that happen to run a probed function meanwhile vary)
 #   plain     per-call cost without icount, for context (host dependent)
 # and the patched kernel's icount-a, icount-b and plain boots measure
 # fptrace too (fpm_bench fptrace): its count() and hist(elapsed) one-liners
@@ -69,8 +71,10 @@ for kernel in base patched; do
 		boot $kernel icount-b "$percall" -c
 		continue
 	fi
-	boot $kernel memory-kretprobe.multi memory:kretprobe.multi -c
-	[ $kernel = patched ] && boot $kernel memory-fprobe.session memory:fprobe.session -c
+	for i in 1 2 3; do
+		boot $kernel memory-kretprobe.multi-$i memory:kretprobe.multi -c
+		[ $kernel = patched ] && boot $kernel memory-fprobe.session-$i memory:fprobe.session -c
+	done
 	# fptrace runs on fprobe.multi links, which the base kernel lacks
 	fpt=
 	[ $kernel = patched ] && fpt=",$fptrace"

@@ -156,6 +156,21 @@ class BenchReportTest(unittest.TestCase):
         self.assertIsNone(kattach["ratio"])
         self.assertFalse(kattach["met"])
 
+    def test_memory_is_the_median_guest(self):
+        self.full_set()
+        # three fresh guests of one kind: the median by total counts, not the last
+        os.remove(os.path.join(self.dir, "logs", "patched-memory-fprobe.session.log"))
+        for i, slab in ((1, 204), (2, 144), (3, 140)):
+            self.write(f"patched-memory-fprobe.session-{i}.log",
+                       log([memory("fprobe.session", slab, 4)]))
+        res = self.summary()
+        mem = self.target(res, "fprobe.session memory")
+        self.assertEqual((mem["value"], mem["reference"]), (148, 388))
+        self.assertTrue(mem["met"])
+        table = report.render(res)
+        self.assertIn("| patched | fprobe.session | 141 | 144 | 4 | 0 | 148 | 144, 148, 208 |",
+                      table)
+
     def test_fptrace_against_hand_written(self):
         self.full_set()
         res = self.summary()
