@@ -88,7 +88,7 @@ static long hist_total(const char *s)
 /* (c) a session: an entry variable read at exit, and elapsed. */
 static void test_session(void)
 {
-	const char *want = "Attaching 2 probes...\nret=3\n\n\n"
+	const char *want = "Attaching 3 probes...\nret=3\n\n\n"
 		"@[0]: 1\n@[1]: 1\n@[2]: 1\n@[3]: 1\n@lat:\x20\n";
 
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $t = arg0; "
@@ -256,6 +256,58 @@ static void test_list(void)
 		     "the listing");
 }
 
+/* -d: the AST and the instructions of each program, and nothing is loaded. */
+static void test_dump(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -d -e 'BEGIN { exit() }' 2>&1; "
+			   "/bin/bpftool prog show | grep -c fpt_; true"),
+		       "fptrace -d runs"))
+		return;
+	ASSERT_STREQ(out, "(probe (BEGIN) (block (exit)))\n"
+		     "\n"
+		     "fpt_begin0: 25 insns, 24 bytes of stack\n"
+		     "   0: (7a) *(u64 *)(r10 -8) = 0\n"
+		     "   1: (bf) r6 = r1\n"
+		     "   2: (62) *(u32 *)(r10 -16) = 0\n"
+		     "   3: (62) *(u32 *)(r10 -12) = 0\n"
+		     "   4: (18) r1 = map[id:.events]\n"
+		     "   6: (bf) r2 = r10\n"
+		     "   7: (07) r2 += -16\n"
+		     "   8: (b7) r3 = 8\n"
+		     "   9: (b7) r4 = 0\n"
+		     "  10: (85) call bpf_ringbuf_output#130\n"
+		     "  11: (15) if r0 == 0x0 goto pc+10\n"
+		     "  12: (62) *(u32 *)(r10 -24) = 0\n"
+		     "  13: (18) r1 = map[id:.lost]\n"
+		     "  15: (bf) r2 = r10\n"
+		     "  16: (07) r2 += -24\n"
+		     "  17: (85) call bpf_map_lookup_elem#1\n"
+		     "  18: (15) if r0 == 0x0 goto pc+3\n"
+		     "  19: (79) r1 = *(u64 *)(r0 +0)\n"
+		     "  20: (07) r1 += 1\n"
+		     "  21: (7b) *(u64 *)(r0 +0) = r1\n"
+		     "  22: (05) goto pc+0\n"
+		     "  23: (b7) r0 = 0\n"
+		     "  24: (95) exit\n"
+		     "0\n",
+		     "the dump, and no program loaded");
+}
+
+/* --help on stdout with status 0; an unknown option, usage on stderr and 1. */
+static void test_help(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " --help | head -2; " FPTRACE " -x 2>&1 >/dev/null | head -2; "
+			   FPTRACE " -x >/dev/null 2>&1; echo \"status $?\""),
+		       "fptrace --help runs"))
+		return;
+	ASSERT_STREQ(out, "usage: fptrace [options] (-e PROGRAM | FILE)\n"
+		     "       fptrace -l [GLOB]\n"
+		     "/bin/fptrace: invalid option -- 'x'\n"
+		     "usage: fptrace [options] (-e PROGRAM | FILE)\n"
+		     "status 1\n",
+		     "the help, and the refusal of -x");
+}
+
 /* The calls of "call 5": depths 5 down to 0. */
 #define REC_DEPTH	5
 
@@ -279,11 +331,11 @@ static void test_session_recursion(void)
 		      "fptrace session on the recursion runs"))
 		return;
 	p = out;
-	if (!ASSERT_TRUE(!strncmp(p, "Attaching 1 probe...\n", 21), "one probe attached")) {
+	if (!ASSERT_TRUE(!strncmp(p, "Attaching 2 probes...\n", 22), "two probes attached")) {
 		test__log("got:\n%s", out);
 		return;
 	}
-	p += 21;
+	p += 22;
 	for (i = 0; i <= REC_DEPTH; i++) {
 		n = -1;
 		if (sscanf(p, "entry %d\n%n", &depth, &n) != 1 || n < 0 ||
@@ -333,11 +385,11 @@ static void test_session_migrate(void)
 		      "fptrace session on the sleep runs"))
 		return;
 	p = out;
-	if (!ASSERT_TRUE(!strncmp(p, "Attaching 1 probe...\n", 21), "one probe attached")) {
+	if (!ASSERT_TRUE(!strncmp(p, "Attaching 2 probes...\n", 22), "two probes attached")) {
 		test__log("got:\n%s", out);
 		return;
 	}
-	p += 21;
+	p += 22;
 	got = sscanf(p, "arg %d ret %d cpu %d %d elapsed %llu ns %llu %llu\n%n",
 		     &arg, &ret, &cpu0, &cpu1, &elapsed, &t0, &t1, &n);
 	if (!ASSERT_EQ(got, 7, "one exit event") ||
@@ -425,6 +477,10 @@ void test_fptrace(void)
 		test_pid();
 	if (test__start_subtest("list"))
 		test_list();
+	if (test__start_subtest("dump"))
+		test_dump();
+	if (test__start_subtest("help"))
+		test_help();
 	if (test__start_subtest("sigterm"))
 		test_sigterm();
 	if (test__start_subtest("session_recursion"))

@@ -93,7 +93,7 @@ static void test_exit_in_entry(void)
 			  WAIT_LINK "echo \"call 1\" > " RUN "; wait; cat " RUN),
 		       "fptrace exit() at entry runs"))
 		return;
-	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@n[10]: 1\n@n[11]: 1\nret=1\n",
+	ASSERT_STREQ(out, "Attaching 2 probes...\n\n\n@n[10]: 1\n@n[11]: 1\nret=1\n",
 		     "both calls carried $d and the timestamp");
 }
 

@@ -11,10 +11,11 @@
  *    When the verifier refuses one, the tail of its log is printed and the
  *    failing instruction is traced back (fpt_bpf_prog.locs) to the
  *    statement that generated it, reported as a diagnostic;
- * 2. "Attaching N probes..." (N: the functions of every link plus the
- *    BEGIN, END and interval probes), then the BEGIN programs run once
- *    (BPF_PROG_TEST_RUN), then each link is created: fprobe.multi with the
- *    mode, session_size and saved_args of its struct fpt_link;
+ * 2. "Attaching N probes..." (N: as bpftrace counts, each probe once per
+ *    function it attaches to, and the BEGIN, END and interval probes),
+ *    then the BEGIN programs run once (BPF_PROG_TEST_RUN), then each link
+ *    is created: fprobe.multi with the mode, session_size and saved_args
+ *    of its struct fpt_link;
  * 3. the ring buffer is polled: printf, print, clear and exit records are
  *    handled as they come; interval programs run every period; the run
  *    ends on exit(), SIGINT or SIGTERM, or when -c's command or -p's
@@ -404,8 +405,15 @@ static int count_probes(const struct rt *r)
 
 	for (int i = 0; i < r->b->nprogs; i++) {
 		const struct fpt_bpf_prog *p = &r->b->progs[i];
+		const struct fpt_link *l;
 
-		n += p->kind == FPT_PROG_LINK ? r->s->links[p->link].nfuncs : 1;
+		if (p->kind != FPT_PROG_LINK) {
+			n++;
+			continue;
+		}
+		/* as bpftrace: each probe once per function it attaches to */
+		l = &r->s->links[p->link];
+		n += l->nfuncs * (l->nentry + l->nexit);
 	}
 	return n;
 }
