@@ -210,7 +210,7 @@ def summarize(res):
 
     def mem_total(kernel, kind):
         m = res["kernels"][kernel]["memory"].get(kind)
-        return m["slab_kb"] + m["vmalloc_kb"] + m["percpu_kb"] if m else None
+        return mem_kb(m) if m else None
 
     def target(name, got, ref, limit):
         ratio = got / ref if got is not None and ref else None
