@@ -951,12 +951,13 @@ static void fptrace_row(const char *name, const char *script, bool hist, int run
 				  fpt_stdout(), total);
 		goto out;
 	}
-	if (strncmp(fpt.buf, "Attaching 1 probe...\n\n\n@:\x20\n", 27)) {
+	/* a session's entry and exit count as two probes, as in bpftrace */
+	if (strncmp(fpt.buf, "Attaching 2 probes...\n\n\n@:\x20\n", 28)) {
 		rec_error("percall", name, "fptrace printed no histogram @: '%s'",
 			  fpt_stdout());
 		goto out;
 	}
-	got = hist_total(fpt.buf + 26);
+	got = hist_total(fpt.buf + 27);
 	if (got != total)
 		rec_error("percall", name, "fptrace's histogram counts %llu of %llu calls",
 			  got, total);

@@ -263,8 +263,10 @@ static __always_inline int fprobe_link_prog_run(struct bpf_fprobe_link *link,
 		goto out;
 	}
 
-	if (link->pt_regs)
-		ctx = fprobe_run_ctx_regs(&run_ctx);
+	if (link->pt_regs) {
+		run_ctx.regs = ftrace_partial_regs(fregs, this_cpu_ptr(&bpf_fprobe_link_pt_regs));
+		ctx = run_ctx.regs;
+	}
 	rcu_read_lock();
 	old_run_ctx = bpf_set_run_ctx(&run_ctx.session_ctx.run_ctx);
 	ret = bpf_prog_run(link->link.prog, ctx);
@@ -284,6 +286,9 @@ static __always_inline void fprobe_link_save_args(u64 *words, struct ftrace_regs
 						  u32 n)
 {
 	BUILD_BUG_ON(BPF_FPROBE_MULTI_ARGS_MAX != 6);
+	/* most links save none: one test for them, not a chain of compares */
+	if (!n)
+		return;
 	switch (n) {
 	case 6:
 		words[5] = ftrace_regs_get_argument(fregs, 5);
@@ -311,20 +316,24 @@ static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
 			     void *data)
 {
 	struct bpf_fprobe_link *link;
+	u32 i, n, saved;
 	u64 *words = data;
-	u32 i, n;
+	enum fprobe_link_mode mode;
 	int ret;
 
 	link = container_of(fp, struct bpf_fprobe_link, fp);
-	fprobe_link_save_args(words, fregs, link->saved_args);
+	/* in locals: the stores below may alias the link, as far as C knows */
+	saved = link->saved_args;
 	n = link->session_words;
+	mode = link->mode;
+	fprobe_link_save_args(words, fregs, saved);
 	for (i = 0; i < n; i++)
-		words[link->saved_args + i] = 0;
-	if (link->mode == FPROBE_LINK_RETURN)
+		words[saved + i] = 0;
+	if (mode == FPROBE_LINK_RETURN)
 		return 0;
 
 	ret = fprobe_link_prog_run(link, fentry_ip, fregs, false, words);
-	return link->mode == FPROBE_LINK_SESSION ? ret : 0;
+	return mode == FPROBE_LINK_SESSION ? ret : 0;
 }
 
 static void fprobe_link_exit(struct fprobe *fp, unsigned long fentry_ip,

@@ -24,7 +24,8 @@
  *   header bits 32..39  FPROBE_HDR_SIZE  entry data size in words
  *
  * An fprobe whose entry handler returns nonzero keeps no block, so its
- * exit is skipped at no cost. When the task's stack has no room, fgraph
+ * exit is skipped at no cost. fprobe keeps each registered fprobe's header
+ * in it (fp->hdr) and writes it whole. When the task's stack has no room, fgraph
  * tells fprobe_missed(), and the fprobe counts the call in its
  * nmissed_stack. At the return, fgraph hands fprobe_return() each block
  * of the frame, the last reserved first, and it runs that block's exit.
@@ -54,7 +55,8 @@
  * ftrace_test_recursion_trylock() or in fgraph's return), which is an RCU
  * read-side section: unregister_fprobe() waits for them with
  * synchronize_rcu() before it frees anything. The exit reads only the id
- * cache and the xarray. That wait covers only handlers that run where RCU
+ * cache, the xarray and the header kept in the fprobe, which
+ * unregister_fprobe() clears before that wait. That wait covers only handlers that run where RCU
  * is watching. fgraph enters its owners only there, and reports a call
  * where RCU is not watching to fprobe_missed(), which counts it in
  * nmissed_other, as the ftrace_ops of an fprobe without exit handler does.
@@ -91,21 +93,13 @@ static DEFINE_XARRAY_ALLOC1(fprobe_ids);
 /*
  * Every exit looks its fprobes up by id. In front of the xarray walk sits
  * a direct-mapped cache: slot id % FPROBE_ID_CACHE holds the last fprobe
- * registered with such an id. A reader checks the id it finds there, so a
- * slot that a newer fprobe took only sends it on to the xarray. Slots are
- * cleared before unregister_fprobe() waits for RCU readers.
+ * registered with such an id. A reader checks that the fprobe it finds
+ * there has the header it holds, id and entry data size in one compare, so
+ * a slot that a newer fprobe took only sends it on to the xarray. Slots and
+ * headers are cleared before unregister_fprobe() waits for RCU readers.
  */
 #define FPROBE_ID_CACHE		64
 static struct fprobe __rcu *fprobe_id_cache[FPROBE_ID_CACHE];
-
-static __always_inline struct fprobe *fprobe_from_id(u32 id)
-{
-	struct fprobe *fp = rcu_dereference_sched(fprobe_id_cache[id % FPROBE_ID_CACHE]);
-
-	if (likely(fp && READ_ONCE(fp->id) == id))
-		return fp;
-	return xa_load(&fprobe_ids, id);
-}
 
 static u32 fprobe_next_id;
 /* the registered fprobes with an exit handler, which use fprobe_graph_ops */
@@ -143,17 +137,15 @@ static int fprobe_block_words(struct fprobe *fp)
 }
 
 /*
- * Run an entry handler. A handler shared with kprobes must not run while a
- * kprobe runs, and must look like one to them (see fprobe.rst).
+ * Run an entry handler shared with kprobes: it must not run while a kprobe
+ * runs, and must look like one to them (see fprobe.rst).
  */
-static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip,
-					     unsigned long ret_ip,
-					     struct ftrace_regs *fregs, void *data)
+static noinline int fprobe_call_entry_kprobes(struct fprobe *fp, unsigned long ip,
+					      unsigned long ret_ip,
+					      struct ftrace_regs *fregs, void *data)
 {
 	int ret;
 
-	if (!fprobe_shared_with_kprobes(fp))
-		return fp->entry_handler(fp, ip, ret_ip, fregs, data);
 	if (unlikely(kprobe_running())) {
 		atomic_long_inc(&fp->nmissed_recursion);
 		return 1;
@@ -162,6 +154,21 @@ static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip
 	ret = fp->entry_handler(fp, ip, ret_ip, fregs, data);
 	kprobe_busy_end();
 	return ret;
+}
+
+NOKPROBE_SYMBOL(fprobe_call_entry_kprobes);
+
+/*
+ * Run an entry handler; out of line if shared with kprobes, so that the
+ * others' path keeps fewer registers.
+ */
+static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip,
+					     unsigned long ret_ip,
+					     struct ftrace_regs *fregs, void *data)
+{
+	if (!fprobe_shared_with_kprobes(fp))
+		return fp->entry_handler(fp, ip, ret_ip, fregs, data);
+	return fprobe_call_entry_kprobes(fp, ip, ret_ip, fregs, data);
 }
 
 /* The ftrace_ops callback of an fprobe without exit handler. */
@@ -189,22 +196,12 @@ static void fprobe_ftrace_entry(unsigned long ip, unsigned long parent_ip,
 
 NOKPROBE_SYMBOL(fprobe_ftrace_entry);
 
-/*
- * The return address of the call fgraph is hooking: still in place while
- * the entry callbacks of the hook that pushed the call's frame run, and in
- * that frame, where the callbacks of a later hook that joined it find it.
- */
-static __always_inline unsigned long fprobe_entry_ret_ip(struct ftrace_regs *fregs)
+/* fprobe_entry_ret_ip() from the frames: out of line, as it is rare */
+static noinline unsigned long fprobe_frame_ret_ip(void)
 {
 	struct ftrace_ret_stack *frame;
 	int i = 0;
 
-#ifdef ftrace_regs_get_return_address
-	unsigned long ret = ftrace_regs_get_return_address(fregs);
-
-	if (likely(ret != (unsigned long)return_to_handler))
-		return ret;
-#endif
 	/* a frame pushed over a hooked return keeps return_to_handler */
 	do {
 		frame = ftrace_graph_get_ret_stack(current, i++);
@@ -212,30 +209,63 @@ static __always_inline unsigned long fprobe_entry_ret_ip(struct ftrace_regs *fre
 	return frame ? frame->ret : 0;
 }
 
+NOKPROBE_SYMBOL(fprobe_frame_ret_ip);
+
+/*
+ * The return address of the call fgraph is hooking: still in place while
+ * the entry callbacks of the hook that pushed the call's frame run, and in
+ * that frame, where the callbacks of a later hook that joined it find it.
+ */
+static __always_inline unsigned long fprobe_entry_ret_ip(struct ftrace_regs *fregs)
+{
+#ifdef ftrace_regs_get_return_address
+	unsigned long ret = ftrace_regs_get_return_address(fregs);
+
+	if (likely(ret != (unsigned long)return_to_handler))
+		return ret;
+#endif
+	return fprobe_frame_ret_ip();
+}
+
+/*
+ * Run @fp's entry handler for fprobe_entry(), with the entry data of
+ * @block, whose header is written: whether the exit is wanted. Out of
+ * line, so that the entry of an fprobe without entry handler saves no
+ * registers.
+ */
+static noinline int fprobe_entry_handler(struct fprobe *fp, unsigned long func,
+					 struct ftrace_regs *fregs, unsigned long *block)
+{
+	/* not from the header: on 32-bit its read may tear at unregister */
+	void *data = fp->entry_data_size ? block + FPROBE_HDR_WORDS : NULL;
+
+	if (fprobe_call_entry(fp, func, fprobe_entry_ret_ip(fregs), fregs, data))
+		return 0;
+	local_inc(this_cpu_ptr(fp->pending));
+	return 1;
+}
+
+NOKPROBE_SYMBOL(fprobe_entry_handler);
+
 /*
  * The entry of a call that @op, the ftrace_ops of an fprobe with an exit
- * handler, hooked: run the entry handler, with the entry data in @data,
- * the fprobe's block, and write the block's header. fgraph calls it where
- * RCU is watching, with preemption off and under ftrace's recursion
- * protection.
+ * handler, hooked: write the header of @data, the fprobe's block, and run
+ * the entry handler with the block's entry data. If the handler refuses
+ * the exit, fgraph drops the block. fgraph calls it where RCU is
+ * watching, with preemption off and under ftrace's recursion protection.
  */
 static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 			struct ftrace_ops *op, struct ftrace_regs *fregs, void *data)
 {
 	struct fprobe *fp = container_of(op, struct fprobe, hook.ops);
-	int words = fprobe_data_words(fp);
-	unsigned long *block = data;
-	u32 id;
+	/* 0 once unregistering: its exit would not find it */
+	u64 hdr = READ_ONCE(fp->hdr);
 
-	/* unregistering: its exit would not find it */
-	id = READ_ONCE(fp->id);
-	if (unlikely(fprobe_disabled(fp) || !id))
+	if (unlikely(fprobe_disabled(fp) || !hdr))
 		return 0;
-	if (fp->entry_handler &&
-	    fprobe_call_entry(fp, trace->func, fprobe_entry_ret_ip(fregs), fregs,
-			      words ? block + FPROBE_HDR_WORDS : NULL))
-		return 0;
-	*(u64 *)block = FIELD_PREP(FPROBE_HDR_ID, id) | FIELD_PREP(FPROBE_HDR_SIZE, words);
+	*(u64 *)data = hdr;
+	if (fp->entry_handler)
+		return fprobe_entry_handler(fp, trace->func, fregs, data);
 	local_inc(this_cpu_ptr(fp->pending));
 	return 1;
 }
@@ -243,24 +273,13 @@ static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 NOKPROBE_SYMBOL(fprobe_entry);
 
 /*
- * Run the exit of the fprobe that reserved @block, @size words, a header
- * and its entry data; unless refused as recursion (@bit < 0).
+ * Run the exit of @fp, whose entry reserved @block, with @words words of
+ * entry data after its header; unless refused as recursion (@bit < 0).
  */
-static __always_inline void fprobe_exit_block(unsigned long *block, int size, unsigned long ip,
-					      unsigned long ret_ip, struct ftrace_regs *fregs,
-					      int bit)
+static __always_inline void fprobe_run_exit(struct fprobe *fp, unsigned long *block,
+					    int words, unsigned long ip, unsigned long ret_ip,
+					    struct ftrace_regs *fregs, int bit)
 {
-	u64 hdr = *(u64 *)block;
-	int words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
-	struct fprobe *fp;
-
-	/* not a block that fprobe_entry() filled */
-	if (size != FPROBE_HDR_WORDS + words)
-		return;
-	fp = fprobe_from_id(FIELD_GET(FPROBE_HDR_ID, hdr));
-	/* unregistered since (counted then), or not the data its entry stores */
-	if (!fp || words != fprobe_data_words(fp) || !fp->exit_handler)
-		return;
 	local_dec(this_cpu_ptr(fp->pending));
 	/* an entry that ran gets its exit, even if @fp was disabled since */
 	if (bit < 0)
@@ -268,6 +287,46 @@ static __always_inline void fprobe_exit_block(unsigned long *block, int size, un
 	else
 		fp->exit_handler(fp, ip, ret_ip, fregs, words ? block + FPROBE_HDR_WORDS : NULL);
 }
+
+/* fprobe_exit_block() for a header that missed the id cache */
+static noinline void fprobe_exit_lookup(unsigned long *block, u64 hdr, unsigned long ip,
+					unsigned long ret_ip, struct ftrace_regs *fregs, int bit)
+{
+	struct fprobe *fp = xa_load(&fprobe_ids, FIELD_GET(FPROBE_HDR_ID, hdr));
+
+	if (fp && READ_ONCE(fp->hdr) == hdr)
+		fprobe_run_exit(fp, block, FIELD_GET(FPROBE_HDR_SIZE, hdr), ip, ret_ip, fregs, bit);
+}
+
+NOKPROBE_SYMBOL(fprobe_exit_lookup);
+
+/*
+ * Run the exit of the fprobe that reserved @block, @size words, a header
+ * and its entry data, if the header is that of a registered fprobe: not
+ * if it was unregistered since (and counted then), nor if the block is
+ * not the data its entry stores. Out of line, and ending in tail calls,
+ * so that neither it nor fprobe_return() saves registers but for @bit.
+ */
+static noinline void fprobe_exit_block(unsigned long *block, int size, unsigned long ip,
+				       unsigned long ret_ip, struct ftrace_regs *fregs, int bit)
+{
+	u64 hdr = *(u64 *)block;
+	int words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
+	u32 id = FIELD_GET(FPROBE_HDR_ID, hdr);
+	struct fprobe *fp;
+
+	/* not a block that fprobe_entry() filled */
+	if (size != FPROBE_HDR_WORDS + words)
+		return;
+	fp = rcu_dereference_sched(fprobe_id_cache[id % FPROBE_ID_CACHE]);
+	if (unlikely(!fp || READ_ONCE(fp->hdr) != hdr)) {
+		fprobe_exit_lookup(block, hdr, ip, ret_ip, fregs, bit);
+		return;
+	}
+	fprobe_run_exit(fp, block, words, ip, ret_ip, fregs, bit);
+}
+
+NOKPROBE_SYMBOL(fprobe_exit_block);
 
 /*
  * The return of a call that an fprobe hooked: fgraph gives each block, of
@@ -466,8 +525,11 @@ static int fprobe_publish_id(struct fprobe *fp)
 	if (ret < 0)
 		return ret;
 	WRITE_ONCE(fp->id, id);
-	if (fp->exit_handler)
+	if (fp->exit_handler) {
+		WRITE_ONCE(fp->hdr, FIELD_PREP(FPROBE_HDR_ID, id) |
+				    FIELD_PREP(FPROBE_HDR_SIZE, fprobe_data_words(fp)));
 		rcu_assign_pointer(fprobe_id_cache[id % FPROBE_ID_CACHE], fp);
+	}
 	return 0;
 }
 
@@ -478,6 +540,7 @@ static void fprobe_withdraw_id(struct fprobe *fp)
 	xa_erase(&fprobe_ids, fp->id);
 	if (rcu_access_pointer(fprobe_id_cache[fp->id % FPROBE_ID_CACHE]) == fp)
 		RCU_INIT_POINTER(fprobe_id_cache[fp->id % FPROBE_ID_CACHE], NULL);
+	WRITE_ONCE(fp->hdr, 0);
 	WRITE_ONCE(fp->id, 0);
 }
 
