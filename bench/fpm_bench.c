@@ -3,7 +3,9 @@
  * fpm_bench: the guest side of `make bench`.
  *
  *   fpm_bench percall [-r RUNS] [-n CALLS] [-o ROW]
- *   fpm_bench attach [-s N,N,...]          (N = 0: every traceable function)
+ *   fpm_bench attach [-s N,N,...] [-o KIND] (N = 0: every traceable function;
+ *                                          KIND 0 or 1: only kretprobe.multi or
+ *                                          fprobe.multi, for a profile)
  *   fpm_bench memory KIND [-t TASKS] [-f FUNCS]
  *   fpm_bench fptrace [-r RUNS] [-n CALLS] [-f FUNCS]
  *
@@ -496,7 +498,8 @@ static long link_count(struct bpf_link *link)
 	return -EINVAL;
 }
 
-static void run_attach(const size_t *sizes, int nr_sizes)
+/* @only: the one kind to attach (for a profile of it), or -1 for both */
+static void run_attach(const size_t *sizes, int nr_sizes, int only)
 {
 	unsigned long long t0, t1, t2;
 	struct bpf_link *link;
@@ -513,6 +516,8 @@ static void run_attach(const size_t *sizes, int nr_sizes)
 			return;
 		}
 		for (kind = KRETPROBE_MULTI; kind <= FPROBE_EXIT; kind++) {
+			if (only >= 0 && kind != only)
+				continue;
 			if (kind == FPROBE_EXIT && !fprobe) {
 				rec_begin("attach");
 				rec_str("kind", multi_names[kind]);
@@ -1091,7 +1096,9 @@ static int print_usage(void)
 {
 	fprintf(stderr,
 		"usage: fpm_bench percall [-r RUNS] [-n CALLS] [-o ROW]\n"
-		"       fpm_bench attach [-s N,N,...]   (0: every traceable function)\n"
+		"       fpm_bench attach [-s N,N,...] [-o KIND]\n"
+		"                (N = 0: every traceable function; KIND 0: kretprobe.multi only,\n"
+		"                 1: fprobe.multi only)\n"
 		"       fpm_bench fptrace [-r RUNS] [-n CALLS] [-f FUNCS]\n"
 		"       fpm_bench memory kretprobe.multi|fprobe.session [-t TASKS] [-f FUNCS]\n");
 	return 2;
@@ -1168,7 +1175,7 @@ int main(int argc, char **argv)
 		rec_int("traceable", nr_funcs);
 		rec_end();
 		if (!strcmp(mode, "attach"))
-			run_attach(sizes, nr_sizes);
+			run_attach(sizes, nr_sizes, only);
 		else if (!strcmp(mode, "fptrace"))
 			run_fptrace(runs, calls, cnt);
 		else if (!strcmp(kind, "kretprobe.multi"))
