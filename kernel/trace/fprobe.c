@@ -472,9 +472,12 @@ static int fprobe_add_ops(struct fprobe *fp, unsigned long *addrs, int num)
 {
 	int i, ret;
 
+	/*
+	 * An address that is no ftrace location gets -EINVAL from
+	 * ftrace_set_filter_ips() below: looking each up here as well cost
+	 * as much again, a kallsyms lookup for an address at a symbol.
+	 */
 	for (i = 0; i < num; i++) {
-		if (!ftrace_location(addrs[i]))
-			return -EINVAL;
 		ret = fprobe_check_module(addrs[i]);
 		if (ret)
 			return ret;
