@@ -4,8 +4,9 @@
  *
  *   fpm_bench percall [-r RUNS] [-n CALLS] [-o ROW]
  *   fpm_bench attach [-s N,N,...] [-o KIND] (N = 0: every traceable function;
- *                                          KIND 0 or 1: only kretprobe.multi or
- *                                          fprobe.multi, for a profile)
+ *                                          KIND 0, 1 or 2: only kretprobe.multi,
+ *                                          fprobe.multi or fprobe.multi +args,
+ *                                          for a profile)
  *   fpm_bench memory KIND [-t TASKS] [-f FUNCS]
  *   fpm_bench fptrace [-r RUNS] [-n CALLS] [-f FUNCS]
  *
@@ -20,6 +21,8 @@
  *
  * attach: time to attach and to detach kretprobe.multi and fprobe.multi
  * (exit) links on N functions drawn evenly from available_filter_functions.
+ * "fprobe.multi +args" is an fprobe.multi link whose program reads the
+ * argument count, for which the link looks the counts up in BTF.
  *
  * memory: kernel memory (slab, vmalloc and per-CPU, from /proc/meminfo)
  * that one link on FUNCS functions costs while TASKS extra tasks sleep.
@@ -445,11 +448,12 @@ static const char **sample(size_t cnt)
 	return syms;
 }
 
-enum multi { KRETPROBE_MULTI, FPROBE_EXIT, FPROBE_SESSION_FULL };
+enum multi { KRETPROBE_MULTI, FPROBE_EXIT, FPROBE_ARGS, FPROBE_SESSION_FULL };
 
 static const char * const multi_names[] = {
 	[KRETPROBE_MULTI] = "kretprobe.multi",
 	[FPROBE_EXIT] = "fprobe.multi",
+	[FPROBE_ARGS] = "fprobe.multi +args",
 	[FPROBE_SESSION_FULL] = "fprobe.session",
 };
 
@@ -470,6 +474,13 @@ static struct bpf_link *attach_many(enum multi kind, const char **syms, size_t c
 			    .retprobe = true);
 
 		prog = fprobe->progs.bench_attach_fprobe_multi;
+		return bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
+	}
+	case FPROBE_ARGS: {
+		LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = syms, .cnt = cnt,
+			    .retprobe = true);
+
+		prog = fprobe->progs.bench_attach_fprobe_args;
 		return bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
 	}
 	case FPROBE_SESSION_FULL: {
@@ -515,10 +526,10 @@ static void run_attach(const size_t *sizes, int nr_sizes, int only)
 			fail("attach", "sample", ENOMEM);
 			return;
 		}
-		for (kind = KRETPROBE_MULTI; kind <= FPROBE_EXIT; kind++) {
+		for (kind = KRETPROBE_MULTI; kind <= FPROBE_ARGS; kind++) {
 			if (only >= 0 && kind != only)
 				continue;
-			if (kind == FPROBE_EXIT && !fprobe) {
+			if (kind != KRETPROBE_MULTI && !fprobe) {
 				rec_begin("attach");
 				rec_str("kind", multi_names[kind]);
 				rec_int("n", cnt);
@@ -1098,7 +1109,7 @@ static int print_usage(void)
 		"usage: fpm_bench percall [-r RUNS] [-n CALLS] [-o ROW]\n"
 		"       fpm_bench attach [-s N,N,...] [-o KIND]\n"
 		"                (N = 0: every traceable function; KIND 0: kretprobe.multi only,\n"
-		"                 1: fprobe.multi only)\n"
+		"                 1: fprobe.multi only, 2: fprobe.multi +args only)\n"
 		"       fpm_bench fptrace [-r RUNS] [-n CALLS] [-f FUNCS]\n"
 		"       fpm_bench memory kretprobe.multi|fprobe.session [-t TASKS] [-f FUNCS]\n");
 	return 2;

@@ -39,3 +39,13 @@ int bench_attach_fprobe_multi(struct ftrace_regs *ctx)
 {
 	return 0;
 }
+
+/* One that reads the argument count: its link looks the counts up. */
+__u64 attach_arg_cnt;
+
+SEC("?fretprobe.multi")
+int bench_attach_fprobe_args(struct ftrace_regs *ctx)
+{
+	attach_arg_cnt = bpf_get_func_arg_cnt(ctx);
+	return 0;
+}

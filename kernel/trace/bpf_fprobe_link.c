@@ -34,8 +34,8 @@
  * see bpf_fprobe_link_regs(). They may also use the accessors of fentry and
  * fexit programs (bpf_get_func_arg(), bpf_get_func_ret(),
  * bpf_get_func_arg_cnt()) and kprobe.session's kfuncs, with the same
- * meaning: the link records each function's argument count from BTF, see
- * fprobe_link_btf_nargs().
+ * meaning: the link records each function's argument count from BTF, for
+ * a program that reads it, see fprobe_link_btf_nargs().
  *
  * cookies[], if given, is kept in the order of addrs[], sorted by address,
  * so a run looks its cookie up by the function's address.
@@ -684,6 +684,7 @@ static int addrs_check_error_injection_list(unsigned long *addrs, u32 cnt)
 struct fprobe_multi_sort {
 	unsigned long *addrs;
 	u64 *cookies;
+	u32 *idx;
 };
 
 static void fprobe_multi_addrs_swap(void *a, void *b, int size,
@@ -694,6 +695,8 @@ static void fprobe_multi_addrs_swap(void *a, void *b, int size,
 
 	if (s->cookies)
 		swap(s->cookies[addr_a - s->addrs], s->cookies[addr_b - s->addrs]);
+	if (s->idx)
+		swap(s->idx[addr_a - s->addrs], s->idx[addr_b - s->addrs]);
 	swap(*addr_a, *addr_b);
 }
 
@@ -704,53 +707,117 @@ static int fprobe_multi_addrs_cmp_r(const void *a, const void *b,
 }
 
 /*
- * Resolves sorted symbol names. An unknown name gives -ENOENT, a known one
- * that ftrace cannot trace gives -EOPNOTSUPP, a repeated one -EEXIST.
- */
-static int fprobe_multi_lookup_syms(const char **syms, u32 cnt,
-				    unsigned long *addrs)
-{
-	u32 i;
-
-	for (i = 1; i < cnt; i++) {
-		if (!strcmp(syms[i - 1], syms[i]))
-			return -EEXIST;
-	}
-	if (!ftrace_lookup_symbols(syms, cnt, addrs))
-		return 0;
-	for (i = 0; i < cnt; i++) {
-		if (!addrs[i])
-			return kallsyms_lookup_name(syms[i]) ? -EOPNOTSUPP : -ENOENT;
-	}
-	return -ENOENT;
-}
-
-/*
- * Copies @cnt symbol names from user space, sorts them (with their cookies)
- * and resolves them to @addrs: strictly for fprobe.multi, as ftrace does for
- * the kprobe flavours (-ESRCH for any name it does not find).
+ * Copies @cnt symbol names from user space and sorts them, with their
+ * cookies, for a lookup by name.
  */
 static int fprobe_link_copy_syms(void __user *usyms, u32 cnt,
-				 unsigned long *addrs, u64 *cookies, bool strict)
+				 struct user_syms *us, u64 *cookies)
 {
 	struct multi_symbols_sort data = {
 		.cookies = cookies,
 	};
-	struct user_syms us;
 	int err;
 
-	err = copy_user_syms(&us, usyms, cnt);
+	err = copy_user_syms(us, usyms, cnt);
 	if (err)
 		return err;
-	data.funcs = us.syms;
-	sort_r(us.syms, cnt, sizeof(*us.syms), symbols_cmp_r, symbols_swap_r,
+	data.funcs = us->syms;
+	sort_r(us->syms, cnt, sizeof(*us->syms), symbols_cmp_r, symbols_swap_r,
 	       &data);
-	if (strict)
-		err = fprobe_multi_lookup_syms(us.syms, cnt, addrs);
-	else
-		err = ftrace_lookup_symbols(us.syms, cnt, addrs);
-	free_user_syms(&us);
-	return err;
+	return 0;
+}
+
+static int fprobe_multi_name_cmp(const void *a, const void *b)
+{
+	const char * const *x = a, * const *y = b;
+
+	return strcmp(*x, *y);
+}
+
+/*
+ * fprobe.multi looks its names up in one walk over kallsyms, as
+ * ftrace_lookup_symbols() does, and takes a name's first symbol that
+ * ftrace can trace, as it does. But it keeps the functions in the order
+ * the walk meets them: kallsyms lists vmlinux's symbols by address, so
+ * they need no sort of their own unless module functions are among them.
+ */
+struct fprobe_multi_walk {
+	const char **syms;	/* the names, sorted by strcmp() */
+	u32 cnt;
+	u32 found;
+	unsigned long *addrs;	/* the functions, in the walk's order */
+	u32 *idx;		/* each function's name: its index in syms */
+	unsigned long *named;	/* a bitmap over syms: the names found */
+};
+
+static int fprobe_multi_walk_sym(void *data, const char *name,
+				 unsigned long addr)
+{
+	struct fprobe_multi_walk *w = data;
+	const char **sym;
+	unsigned long ip;
+	u32 i;
+
+	sym = bsearch(&name, w->syms, w->cnt, sizeof(*w->syms),
+		      fprobe_multi_name_cmp);
+	if (!sym)
+		return 0;
+	i = sym - w->syms;
+	if (test_bit(i, w->named))
+		return 0;
+	ip = ftrace_location(addr);
+	if (!ip)
+		return 0;
+	__set_bit(i, w->named);
+	w->addrs[w->found] = get_entry_ip(ip);
+	w->idx[w->found++] = i;
+	return w->found == w->cnt;
+}
+
+/*
+ * Finds every name of @w: -EEXIST for a name given twice, -ENOENT for an
+ * unknown one, -EOPNOTSUPP for one that ftrace cannot trace.
+ */
+static int fprobe_multi_walk(struct fprobe_multi_walk *w)
+{
+	u32 i;
+
+	/* only the count tells: without modules, theirs is -EOPNOTSUPP */
+	kallsyms_on_each_symbol(fprobe_multi_walk_sym, w);
+	if (w->found < w->cnt)
+		module_kallsyms_on_each_symbol(NULL, fprobe_multi_walk_sym, w);
+	if (w->found == w->cnt)
+		return 0;
+	/* a name given twice is found once, so it cannot end the walk */
+	for (i = 1; i < w->cnt; i++) {
+		if (!strcmp(w->syms[i - 1], w->syms[i]))
+			return -EEXIST;
+	}
+	i = find_first_zero_bit(w->named, w->cnt);
+	return kallsyms_lookup_name(w->syms[i]) ? -EOPNOTSUPP : -ENOENT;
+}
+
+/*
+ * Sorts the functions by address, with what goes with them, unless they
+ * are sorted already; -EEXIST for a function that is there twice.
+ */
+static int fprobe_multi_sort_addrs(struct fprobe_multi_sort *s, u32 cnt)
+{
+	u32 i;
+
+	for (i = 1; i < cnt; i++) {
+		if (s->addrs[i - 1] >= s->addrs[i])
+			break;
+	}
+	if (i >= cnt)
+		return 0;
+	sort_r(s->addrs, cnt, sizeof(*s->addrs), fprobe_multi_addrs_cmp_r,
+	       fprobe_multi_addrs_swap, s);
+	for (i = 1; i < cnt; i++) {
+		if (s->addrs[i - 1] == s->addrs[i])
+			return -EEXIST;
+	}
+	return 0;
 }
 
 /*
@@ -773,13 +840,68 @@ static int fprobe_multi_check_addrs(unsigned long *addrs, u64 *cookies,
 			return -EOPNOTSUPP;
 		addrs[i] = get_entry_ip(ftrace_ip);
 	}
-	sort_r(addrs, cnt, sizeof(*addrs), fprobe_multi_addrs_cmp_r,
-	       fprobe_multi_addrs_swap, &s);
-	for (i = 1; i < cnt; i++) {
-		if (addrs[i - 1] == addrs[i])
-			return -EEXIST;
-	}
+	return fprobe_multi_sort_addrs(&s, cnt);
+}
+
+/* Puts the cookies, given in the order of the names, in the order of @idx. */
+static int fprobe_multi_order_cookies(u64 *cookies, const u32 *idx, u32 cnt)
+{
+	u64 *by_name;
+	u32 i;
+
+	by_name = kvmemdup(cookies, cnt * sizeof(*cookies), GFP_KERNEL);
+	if (!by_name)
+		return -ENOMEM;
+	for (i = 0; i < cnt; i++)
+		cookies[i] = by_name[idx[i]];
+	kvfree(by_name);
 	return 0;
+}
+
+/* fprobe.multi's names, as given, and which function each one names */
+struct fprobe_multi_names {
+	struct user_syms us;
+	u32 *idx;	/* by address: each function's name, in us.syms */
+};
+
+static void fprobe_multi_names_put(struct fprobe_multi_names *names)
+{
+	free_user_syms(&names->us);
+	kvfree(names->idx);
+	memset(names, 0, sizeof(*names));
+}
+
+/*
+ * Looks fprobe.multi's names up: its functions, sorted by address, go to
+ * @addrs and their cookies follow them. The caller puts @names, whatever
+ * this returns.
+ */
+static int fprobe_multi_names_get(struct fprobe_multi_names *names,
+				  void __user *usyms, u32 cnt,
+				  unsigned long *addrs, u64 *cookies)
+{
+	struct fprobe_multi_walk w = { .cnt = cnt, .addrs = addrs };
+	struct fprobe_multi_sort s = { .addrs = addrs };
+	int err;
+
+	err = fprobe_link_copy_syms(usyms, cnt, &names->us, cookies);
+	if (err)
+		return err;
+	w.syms = names->us.syms;
+	w.idx = kvmalloc_array(cnt, sizeof(*w.idx), GFP_KERNEL);
+	w.named = kvcalloc(BITS_TO_LONGS(cnt), sizeof(long), GFP_KERNEL);
+	names->idx = w.idx;
+	s.idx = w.idx;
+	if (w.idx && w.named)
+		err = fprobe_multi_walk(&w);
+	else
+		err = -ENOMEM;
+	kvfree(w.named);
+	if (!err)
+		err = fprobe_multi_sort_addrs(&s, cnt);
+	if (!err && cookies)
+		err = fprobe_multi_order_cookies(cookies, w.idx, cnt);
+	return err;
 }
 
 /*
@@ -794,12 +916,15 @@ static int fprobe_multi_check_addrs(unsigned long *addrs, u64 *cookies,
  * describe to a trampoline either, or whose name has prototypes of
  * different counts, gets the register maximum.
  *
- * The link looks the counts up once, at attach: each function's name from
- * kallsyms, hashed, then one walk over the FUNCs of each module's BTF and
- * of vmlinux's, matching by name. A module function matches in its own
- * module's BTF, or, if that has no FUNC of its name (deduplication may
- * leave it in the base), in vmlinux's. kallsyms scans a module's symbols
- * to name an address, so module functions cost more to attach.
+ * The link looks the counts up once, at attach, and only for a program
+ * that may read them (aux->reads_func_args, which the verifier sets): each
+ * function's name, hashed, then one walk over the FUNCs of each module's
+ * BTF and of vmlinux's, matching by name. The name is the one the user
+ * gave, or, for a function given by address, the one kallsyms gives it. A
+ * module function matches in its own module's BTF, or, if that has no FUNC
+ * of its name (deduplication may leave it in the base), in vmlinux's.
+ * kallsyms scans a module's symbols to name an address, so module functions
+ * given by address cost more to attach.
  */
 #define FPROBE_NARGS_UNSET	U8_MAX
 /* a module function not found in its module's BTF (yet) */
@@ -809,6 +934,7 @@ struct fprobe_link_fn {
 	u32 hash;
 	u32 idx;
 	struct module *mod;
+	const char *name;	/* the user's, or NULL: ask kallsyms */
 };
 
 static u32 fprobe_link_name_hash(const char *name)
@@ -853,6 +979,18 @@ static bool fprobe_link_fn_in(const struct bpf_fprobe_link *link,
 	return !mod && link->nargs[fn->idx] == FPROBE_NARGS_BASE;
 }
 
+/* Whether @fn is named @name. */
+static bool fprobe_link_fn_named(const struct bpf_fprobe_link *link,
+				 const struct fprobe_link_fn *fn,
+				 const char *name)
+{
+	char sym[KSYM_NAME_LEN];
+
+	if (fn->name)
+		return !strcmp(fn->name, name);
+	return !lookup_symbol_name(link->addrs[fn->idx], sym) && !strcmp(sym, name);
+}
+
 /* Give the functions named like BTF FUNC @t the count of @t. */
 static void fprobe_link_btf_match(struct bpf_fprobe_link *link,
 				  struct btf *btf, const struct btf_type *t,
@@ -862,7 +1000,6 @@ static void fprobe_link_btf_match(struct bpf_fprobe_link *link,
 	const char *name = btf_name_by_offset(btf, t->name_off);
 	struct fprobe_link_fn key = { .hash = fprobe_link_name_hash(name) };
 	const struct fprobe_link_fn *fn;
-	char sym[KSYM_NAME_LEN];
 	int count = -1;
 	u8 *nargs;
 
@@ -873,7 +1010,7 @@ static void fprobe_link_btf_match(struct bpf_fprobe_link *link,
 		fn--;
 	for (; fn < fns + n && fn->hash == key.hash; fn++) {
 		if (!fprobe_link_fn_in(link, fn, mod) ||
-		    lookup_symbol_name(link->addrs[fn->idx], sym) || strcmp(sym, name))
+		    !fprobe_link_fn_named(link, fn, name))
 			continue;
 		if (count < 0)
 			count = fprobe_link_btf_count(btf, t);
@@ -904,17 +1041,21 @@ static void fprobe_link_btf_walk(struct bpf_fprobe_link *link, struct btf *btf,
 
 /* Hash the name of each function and note its module; returns how many. */
 static u32 fprobe_link_name_fns(const struct bpf_fprobe_link *link,
+				const struct fprobe_multi_names *names,
 				struct fprobe_link_fn *fns)
 {
 	char sym[KSYM_NAME_LEN];
+	const char *name;
 	u32 i, n = 0;
 
 	for (i = 0; i < link->cnt; i++) {
 		if (!(i % 1024))
 			cond_resched();
-		if (lookup_symbol_name(link->addrs[i], sym))
+		name = names->idx ? names->us.syms[names->idx[i]] : NULL;
+		if (!name && lookup_symbol_name(link->addrs[i], sym))
 			continue;
-		fns[n].hash = fprobe_link_name_hash(sym);
+		fns[n].hash = fprobe_link_name_hash(name ?: sym);
+		fns[n].name = name;
 		fns[n].idx = i;
 		preempt_disable();
 		fns[n].mod = __module_address(link->addrs[i]);
@@ -946,7 +1087,8 @@ static void fprobe_link_btf_modules(struct bpf_fprobe_link *link, struct btf *vm
 	}
 }
 
-static int fprobe_link_btf_nargs(struct bpf_fprobe_link *link)
+static int fprobe_link_btf_nargs(struct bpf_fprobe_link *link,
+				 const struct fprobe_multi_names *names)
 {
 	struct btf *vmlinux = bpf_get_btf_vmlinux();
 	struct fprobe_link_fn *fns;
@@ -959,7 +1101,7 @@ static int fprobe_link_btf_nargs(struct bpf_fprobe_link *link)
 		return -ENOMEM;
 	}
 	memset(link->nargs, FPROBE_NARGS_UNSET, link->cnt);
-	n = fprobe_link_name_fns(link, fns);
+	n = fprobe_link_name_fns(link, names, fns);
 	if (!IS_ERR_OR_NULL(vmlinux)) {
 		fprobe_link_btf_modules(link, vmlinux, fns, n);
 		fprobe_link_btf_walk(link, vmlinux, 1, NULL, fns, n);
@@ -1008,15 +1150,83 @@ static int fprobe_link_order_addrs(unsigned long *addrs, u64 *cookies, u32 cnt,
 	return 0;
 }
 
+/* The kprobe flavours' lookup of names, which ftrace does. */
+static int fprobe_link_lookup_syms(void __user *usyms, u32 cnt,
+				   unsigned long *addrs, u64 *cookies)
+{
+	struct user_syms us;
+	int err;
+
+	err = fprobe_link_copy_syms(usyms, cnt, &us, cookies);
+	if (err)
+		return err;
+	err = ftrace_lookup_symbols(us.syms, cnt, addrs);
+	free_user_syms(&us);
+	return err;
+}
+
+/*
+ * The link's functions, with their cookies in their order. fprobe.multi's
+ * are sorted by address, and it keeps the names it was given in @names.
+ */
+static int fprobe_link_get_funcs(const struct fprobe_link_req *req,
+				 unsigned long *addrs, u64 *cookies,
+				 struct fprobe_multi_names *names)
+{
+	u32 cnt = req->cnt;
+	int err;
+
+	if (req->usyms && req->strict)
+		return fprobe_multi_names_get(names, req->usyms, cnt, addrs,
+					      cookies);
+	if (req->usyms) {
+		err = fprobe_link_lookup_syms(req->usyms, cnt, addrs, cookies);
+		if (err)
+			return err;
+	} else if (copy_from_user(addrs, req->uaddrs, cnt * sizeof(*addrs))) {
+		return -EFAULT;
+	}
+	return fprobe_link_order_addrs(addrs, cookies, cnt, req->strict);
+}
+
+/*
+ * Pins the link's modules, counts its functions' arguments if @counts, and
+ * registers its fprobe. @names is put on every path, before registration:
+ * freed after it, it would be freed under the link's own probes.
+ */
+static int fprobe_link_hook(struct bpf_fprobe_link *link, bool counts,
+			    struct fprobe_multi_names *names)
+{
+	int err;
+
+	err = get_modules_for_addrs(&link->mods, link->addrs, link->cnt);
+	if (err < 0) {
+		fprobe_multi_names_put(names);
+		return err;
+	}
+	link->mods_cnt = err;
+	err = 0;
+	if (counts)
+		err = fprobe_link_btf_nargs(link, names);
+	fprobe_multi_names_put(names);
+	if (!err)
+		err = register_fprobe_ips(&link->fp, link->addrs, link->cnt);
+	if (err)
+		multi_link_put_modules(link->mods, link->mods_cnt);
+	return err;
+}
+
 static int bpf_fprobe_link_attach(struct bpf_prog *prog,
 				  const struct fprobe_link_req *req)
 {
+	struct fprobe_multi_names names = {};
 	struct bpf_fprobe_link *link = NULL;
 	struct bpf_link_primer link_primer;
 	u32 cnt = req->cnt;
 	unsigned long *addrs;
 	u64 *cookies = NULL;
 	size_t data_size;
+	bool counts;
 	int err;
 
 	/* kprobe.multi is not allowed to be sleepable, nor is fprobe.multi. */
@@ -1045,20 +1255,13 @@ static int bpf_fprobe_link_attach(struct bpf_prog *prog,
 		}
 	}
 
-	if (req->uaddrs) {
-		if (copy_from_user(addrs, req->uaddrs, cnt * sizeof(*addrs))) {
-			err = -EFAULT;
-			goto error;
-		}
-	} else {
-		err = fprobe_link_copy_syms(req->usyms, cnt, addrs, cookies,
-					    req->strict);
-		if (err)
-			goto error;
-	}
-	err = fprobe_link_order_addrs(addrs, cookies, cnt, req->strict);
+	err = fprobe_link_get_funcs(req, addrs, cookies, &names);
 	if (err)
 		goto error;
+	/* the names serve only to count the arguments */
+	counts = req->strict && prog->aux->reads_func_args;
+	if (!counts)
+		fprobe_multi_names_put(&names);
 
 	/*
 	 * bpf_override_return() writes the program's pt_regs, which must then
@@ -1106,32 +1309,15 @@ static int bpf_fprobe_link_attach(struct bpf_prog *prog,
 		link->fp.exit_handler = fprobe_link_exit;
 	link->fp.entry_data_size = data_size;
 
-	err = get_modules_for_addrs(&link->mods, addrs, cnt);
-	if (err < 0) {
-		bpf_link_cleanup(&link_primer);
-		return err;
-	}
-	link->mods_cnt = err;
-
-	if (req->strict) {
-		err = fprobe_link_btf_nargs(link);
-		if (err) {
-			multi_link_put_modules(link->mods, link->mods_cnt);
-			bpf_link_cleanup(&link_primer);
-			return err;
-		}
-	}
-
-	err = register_fprobe_ips(&link->fp, addrs, cnt);
+	err = fprobe_link_hook(link, counts, &names);
 	if (err) {
-		multi_link_put_modules(link->mods, link->mods_cnt);
 		bpf_link_cleanup(&link_primer);
 		return err;
 	}
-
 	return bpf_link_settle(&link_primer);
 
 error:
+	fprobe_multi_names_put(&names);
 	kfree(link);
 	kvfree(addrs);
 	kvfree(cookies);

@@ -11,7 +11,9 @@
  * outside a session, each run has a zeroed word of its own. And the
  * count of functions whose arguments the registers do not all hold in
  * order: it ends before a struct of more than 8 bytes, and at the last
- * argument register, so that no index reads another argument.
+ * argument register, so that no index reads another argument. The link
+ * counts them only for a program that reads them, or tail-calls: a
+ * program that tail-calls one that reads them gets the same counts.
  */
 #include <errno.h>
 #include "test_progs.h"
@@ -263,24 +265,38 @@ static void cnt_check(const struct acc_rec *r, int i, int nargs)
 	}
 }
 
-static void test_arg_counts(void)
+/*
+ * @tail: attach counts_via_tail, which reads nothing itself but tail-calls
+ * a program that reads the counts; the link must count them all the same.
+ */
+static void test_arg_counts(bool tail)
 {
 	LIBBPF_OPTS(bpf_fprobe_multi_opts, opts, .syms = cnt_names, .cnt = CNT_FUNCS);
 	struct fprobe_accessors_bpf *skel;
 	struct bpf_link *link = NULL;
+	struct bpf_program *prog;
 	char buf[64];
 	int i;
 
 	skel = fprobe_accessors_bpf__open();
 	if (!ASSERT_OK_PTR(skel, "open fprobe_accessors"))
 		return;
-	bpf_program__set_autoload(skel->progs.counts, true);
+	prog = tail ? skel->progs.counts_via_tail : skel->progs.counts;
+	bpf_program__set_autoload(prog, true);
+	bpf_program__set_autoload(skel->progs.counts_tail, tail);
 	if (!ASSERT_OK(fprobe_accessors_bpf__load(skel), "load"))
 		goto out;
 	skel->bss->target_tgid = getpid();
 	for (i = 0; i < CNT_FUNCS; i++)
 		skel->bss->cnt_funcs[i] = ksym_addr(cnt_names[i]);
-	link = bpf_program__attach_fprobe_multi_opts(skel->progs.counts, NULL, &opts);
+	if (tail) {
+		int key = 0, fd = bpf_program__fd(skel->progs.counts_tail);
+
+		if (!ASSERT_OK(bpf_map_update_elem(bpf_map__fd(skel->maps.counts_jmp),
+						   &key, &fd, BPF_ANY), "set counts_jmp[0]"))
+			goto out;
+	}
+	link = bpf_program__attach_fprobe_multi_opts(prog, NULL, &opts);
 	if (!ASSERT_OK_PTR(link, "attach fprobe.multi") ||
 	    !ASSERT_OK(fpm_run("args", buf, sizeof(buf)), "fpm_test args"))
 		goto out;
@@ -306,5 +322,7 @@ void test_fprobe_accessors(void)
 	if (test__start_subtest("cookie_outside_session"))
 		test_cookie_outside_session();
 	if (test__start_subtest("arg_counts"))
-		test_arg_counts();
+		test_arg_counts(false);
+	if (test__start_subtest("arg_counts_tail_call"))
+		test_arg_counts(true);
 }

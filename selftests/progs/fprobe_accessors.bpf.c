@@ -74,8 +74,7 @@ int fret(void *ctx)
 __u64 cnt_funcs[CNT_FUNCS];
 struct acc_rec cnt_rec[CNT_FUNCS];
 
-SEC("?fprobe.multi")
-int counts(void *ctx)
+static __always_inline int count_args(void *ctx)
 {
 	__u64 ip = bpf_get_func_ip(ctx);
 	struct acc_rec *r = NULL;
@@ -92,6 +91,34 @@ int counts(void *ctx)
 	r->arg_cnt = bpf_get_func_arg_cnt(ctx);
 	for (i = 0; i < ACC_ARGS; i++)
 		r->arg_err[i] = bpf_get_func_arg(ctx, i, &r->args[i]);
+	return 0;
+}
+
+SEC("?fprobe.multi")
+int counts(void *ctx)
+{
+	return count_args(ctx);
+}
+
+/* The same, in a program that counts_via_tail tail-calls. */
+SEC("?fprobe.multi")
+int counts_tail(void *ctx)
+{
+	return count_args(ctx);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__array(values, int (void *));
+} counts_jmp SEC(".maps");	/* [0]: counts_tail, set by the test */
+
+/* Reads no argument itself: the link must count them for counts_tail. */
+SEC("?fprobe.multi")
+int counts_via_tail(void *ctx)
+{
+	bpf_tail_call(ctx, &counts_jmp, 0);
 	return 0;
 }
 
