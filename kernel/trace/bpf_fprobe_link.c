@@ -177,23 +177,40 @@ static int fprobe_link_addrs_cmp(const void *a, const void *b)
 }
 
 /*
- * The run's function's argument count in registers, looked up once, with
- * no call out of this file: bsearch() itself can be traced.
+ * The index of @ip in the link's sorted addresses, or -1. A run looks its
+ * function up with this loop, not bsearch(), whose compare function is an
+ * indirect call per step.
  */
+static long fprobe_link_find(const struct bpf_fprobe_link *link, unsigned long ip)
+{
+	const unsigned long *addrs = link->addrs;
+	u32 lo = 0, hi = link->cnt, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (addrs[mid] == ip)
+			return mid;
+		if (addrs[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* The run's function's argument count in registers, looked up once. */
 static u32 fprobe_run_ctx_nargs(struct bpf_fprobe_run_ctx *run_ctx)
 {
 	struct bpf_fprobe_link *link = run_ctx->link;
-	unsigned long *addr, ip;
+	long i;
 
 	if (run_ctx->nargs_known)
 		return run_ctx->nargs;
 	run_ctx->nargs = FPROBE_MULTI_REG_ARGS;
 	if (link->nargs) {
-		ip = fprobe_run_ctx_entry_ip(run_ctx);
-		addr = __inline_bsearch(&ip, link->addrs, link->cnt, sizeof(*addr),
-					fprobe_link_addrs_cmp);
-		if (addr)
-			run_ctx->nargs = link->nargs[addr - link->addrs];
+		i = fprobe_link_find(link, fprobe_run_ctx_entry_ip(run_ctx));
+		if (i >= 0)
+			run_ctx->nargs = link->nargs[i];
 	}
 	run_ctx->nargs_known = true;
 	return run_ctx->nargs;
@@ -203,7 +220,7 @@ u64 bpf_fprobe_link_cookie(struct bpf_run_ctx *ctx)
 {
 	struct bpf_fprobe_run_ctx *run_ctx;
 	struct bpf_fprobe_link *link;
-	unsigned long *addr, ip;
+	long i;
 
 	if (WARN_ON_ONCE(!ctx))
 		return 0;
@@ -211,10 +228,8 @@ u64 bpf_fprobe_link_cookie(struct bpf_run_ctx *ctx)
 	link = run_ctx->link;
 	if (!link->cookies)
 		return 0;
-	ip = fprobe_run_ctx_entry_ip(run_ctx);
-	addr = bsearch(&ip, link->addrs, link->cnt,
-		       sizeof(*addr), fprobe_link_addrs_cmp);
-	return addr ? link->cookies[addr - link->addrs] : 0;
+	i = fprobe_link_find(link, fprobe_run_ctx_entry_ip(run_ctx));
+	return i >= 0 ? link->cookies[i] : 0;
 }
 
 u64 bpf_fprobe_link_entry_ip(struct bpf_run_ctx *ctx)
