@@ -27,7 +27,8 @@
  * memory: kernel memory (slab, vmalloc and per-CPU, from /proc/meminfo)
  * that one link on FUNCS functions costs while TASKS extra tasks sleep.
  * KIND is kretprobe.multi or fprobe.session (6 saved arguments and 64
- * bytes of session data). Run it first in a fresh guest: the shadow
+ * bytes of session data), or kretprobe: FUNCS classic kretprobes, perf
+ * events with the default maxactive, one link each. Run it first in a fresh guest: the shadow
  * stacks the first fgraph user allocates stay until their tasks exit.
  *
  * fptrace: per-call cost, as percall measures it, of /bin/fptrace running
@@ -56,6 +57,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -448,13 +450,14 @@ static const char **sample(size_t cnt)
 	return syms;
 }
 
-enum multi { KRETPROBE_MULTI, FPROBE_EXIT, FPROBE_ARGS, FPROBE_SESSION_FULL };
+enum multi { KRETPROBE_MULTI, FPROBE_EXIT, FPROBE_ARGS, FPROBE_SESSION_FULL, KRETPROBE };
 
 static const char * const multi_names[] = {
 	[KRETPROBE_MULTI] = "kretprobe.multi",
 	[FPROBE_EXIT] = "fprobe.multi",
 	[FPROBE_ARGS] = "fprobe.multi +args",
 	[FPROBE_SESSION_FULL] = "fprobe.session",
+	[KRETPROBE] = "kretprobe",
 };
 
 static struct bpf_link *attach_many(enum multi kind, const char **syms, size_t cnt)
@@ -490,7 +493,10 @@ static struct bpf_link *attach_many(enum multi kind, const char **syms, size_t c
 		prog = fprobe->progs.bench_fprobe_session;
 		return bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
 	}
+	case KRETPROBE:		/* a link per function: attach_classic() */
+		break;
 	}
+	errno = EINVAL;
 	return NULL;
 }
 
@@ -597,12 +603,71 @@ static int count_tasks(void)
 	return n;
 }
 
+/*
+ * Classic kretprobes (perf events, default maxactive) on @syms, one link
+ * each, into @links: how many attached. A function that kprobes refuse
+ * (its blacklist) is skipped; a given sample skips the same on both
+ * kernels.
+ */
+static size_t attach_classic(const char **syms, size_t cnt, struct bpf_link **links)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = true);
+	struct bpf_link *link;
+	size_t i, n = 0;
+
+	for (i = 0; i < cnt; i++) {
+		link = bpf_program__attach_kprobe_opts(trig->progs.bench_kretprobe, syms[i], &o);
+		if (!libbpf_get_error(link))
+			links[n++] = link;
+	}
+	return n;
+}
+
+/* Attach @kind to @cnt functions of @syms: the links, *@nr of them */
+static struct bpf_link **attach_memory(enum multi kind, const char **syms, size_t cnt,
+				       size_t *nr)
+{
+	struct bpf_link **links = calloc(cnt, sizeof(*links));
+
+	/* a perf event and a link per kretprobe: more fds than the default limit */
+	struct rlimit fds = { .rlim_cur = 2 * cnt + 256, .rlim_max = 2 * cnt + 256 };
+
+	if (!links)
+		return NULL;
+	if (kind == KRETPROBE) {
+		if (setrlimit(RLIMIT_NOFILE, &fds)) {
+			free(links);
+			return NULL;
+		}
+		*nr = attach_classic(syms, cnt, links);
+		if (*nr)
+			return links;
+	} else {
+		links[0] = attach_many(kind, syms, cnt);
+		*nr = 1;
+		if (links[0])
+			return links;
+	}
+	free(links);
+	return NULL;
+}
+
+static void detach_memory(struct bpf_link **links, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		bpf_link__destroy(links[i]);
+	free(links);
+}
+
 static void run_memory(enum multi kind, int tasks, size_t cnt)
 {
 	struct meminfo before, after;
-	struct bpf_link *link;
+	struct bpf_link **links;
 	int pipefd[2], i, nr;
 	const char **syms;
+	size_t nr_links;
 	pid_t *pids;
 	char c;
 	long got;
@@ -641,13 +706,16 @@ static void run_memory(enum multi kind, int tasks, size_t cnt)
 		fail("memory", "/proc/meminfo", errno);
 		goto out;
 	}
-	link = attach_many(kind, syms, cnt);
-	if (!link) {
+	links = attach_memory(kind, syms, cnt, &nr_links);
+	if (!links) {
 		fail("memory", multi_names[kind], errno);
 		goto out;
 	}
 	sleep(1);
-	got = link_count(link);
+	/* the classic kretprobes: those that attached, one link each */
+	got = kind == KRETPROBE ? (long)nr_links : link_count(links[0]);
+	if (kind == KRETPROBE)
+		cnt = nr_links;
 	if (read_meminfo(&after)) {
 		fail("memory", "/proc/meminfo", errno);
 	} else if (got != (long)cnt) {
@@ -665,7 +733,7 @@ static void run_memory(enum multi kind, int tasks, size_t cnt)
 		rec_int("percpu_kb", after.percpu - before.percpu);
 		rec_end();
 	}
-	bpf_link__destroy(link);
+	detach_memory(links, nr_links);
 out:
 	close(pipefd[1]);
 	for (i = 0; i < tasks; i++)
@@ -1111,7 +1179,7 @@ static int print_usage(void)
 		"                (N = 0: every traceable function; KIND 0: kretprobe.multi only,\n"
 		"                 1: fprobe.multi only, 2: fprobe.multi +args only)\n"
 		"       fpm_bench fptrace [-r RUNS] [-n CALLS] [-f FUNCS]\n"
-		"       fpm_bench memory kretprobe.multi|fprobe.session [-t TASKS] [-f FUNCS]\n");
+		"       fpm_bench memory kretprobe.multi|fprobe.session|kretprobe [-t TASKS] [-f FUNCS]\n");
 	return 2;
 }
 
@@ -1191,6 +1259,8 @@ int main(int argc, char **argv)
 			run_fptrace(runs, calls, cnt);
 		else if (!strcmp(kind, "kretprobe.multi"))
 			run_memory(KRETPROBE_MULTI, tasks, cnt);
+		else if (!strcmp(kind, "kretprobe"))
+			run_memory(KRETPROBE, tasks, cnt);
 		else if (!strcmp(kind, "fprobe.session"))
 			run_memory(FPROBE_SESSION_FULL, tasks, cnt);
 		else

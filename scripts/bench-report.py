@@ -256,6 +256,11 @@ def summarize(res):
         target("kretprobe.multi memory vs base kretprobe.multi pool (kB)",
                mem_total("patched", "kretprobe.multi"),
                mem_total("base", "kretprobe.multi"), 0.5),
+        # issue 13: classic kretprobes on the shadow stack
+        target("kretprobe vs base kretprobe (instr/call)",
+               above("patched", "kretprobe"), above("base", "kretprobe"), 1.0),
+        target("1,000 kretprobes memory vs base kretprobes' rethook pools (kB)",
+               mem_total("patched", "kretprobe"), mem_total("base", "kretprobe"), 1.0),
         target("stretch: fprobe.multi attach-all vs base kretprobe.multi (guest ns)",
                attach_time("patched", "fprobe.multi"),
                attach_time("base", "kretprobe.multi"), 0.5),
@@ -338,7 +343,8 @@ def render(res):
             label = "all (" + "/".join(str(c) for c in sorted(counts)) + ")"
         out.append(f"| {label} | {kind} | " + " | ".join(cells) + " |")
     out.append("")
-    out.append("Memory of one link on 1,000 functions, 100 extra sleeping tasks (kB; "
+    out.append("Memory of one link on 1,000 functions (kretprobe: 1,000 classic "
+               "kretprobes, a perf event each), 100 extra sleeping tasks (kB; "
                "the median of fresh guests)")
     out.append("| kernel | kind | tasks | slab | vmalloc | percpu | total | all guests |")
     out.append("|" + "---|" * 8)

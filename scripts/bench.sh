@@ -10,7 +10,8 @@
 #             if a kernel dies there, the earlier results are already out)
 #   icount-b  per-call cost again, to check that the rows repeat
 #   memory-*  three fresh guests per link kind: slab, vmalloc and per-CPU
-#             memory of one link on 1,000 functions with 100 extra tasks;
+#             memory of one link on 1,000 functions with 100 extra tasks
+#             (and of 1,000 classic kretprobes, one perf event each);
 #             the report takes the median guest (the shadow stacks of the
 #             tasks that happen to run a probed function meanwhile vary)
 #   plain     per-call cost without icount, for context (host dependent)
@@ -73,6 +74,7 @@ for kernel in base patched; do
 	fi
 	for i in 1 2 3; do
 		boot $kernel memory-kretprobe.multi-$i memory:kretprobe.multi -c
+		boot $kernel memory-kretprobe-$i memory:kretprobe -c
 		[ $kernel = patched ] && boot $kernel memory-fprobe.session-$i memory:fprobe.session -c
 	done
 	# fptrace runs on fprobe.multi links, which the base kernel lacks

@@ -78,6 +78,27 @@
  *                 whose arguments the registers do not all hold in order,
  *                 with no fprobe of the module's own: for the argument
  *                 counts a fprobe.multi link takes from BTF.
+ *   kretprobe N   a classic kretprobe (register_kretprobe()) with entry
+ *                 handler and data pouch: N = 0 on fpm_test_recurse(16),
+ *                 whose entry handler refuses the returns of the odd
+ *                 levels; N = 1 the same with an fprobe with exit handler
+ *                 registered after it, so that ftrace calls the fprobe's
+ *                 ftrace_ops first and the kretprobe joins its frames;
+ *                 N = 2 with the fprobe registered first: it joins the
+ *                 kretprobe's frames. One frame per call either way
+ *                 (frames=). N = 3 on fpm_test_sleep(41), called from
+ *                 CPU 0, which returns on CPU 1. N > 3 on
+ *                 fpm_test_recurse(N), which may fill the shadow stack.
+ *                 The return handler checks the entry data, the return
+ *                 value, the return address and stack pointer in its
+ *                 pt_regs, and that it runs as the current kprobe.
+ *   krfallback N  "kretprobe 0" where rethook serves instead of the shadow
+ *                 stack (fgraph=0), with maxactive 17: N = 0 with a data
+ *                 pouch of 200 bytes, more than fits; N = 1 on
+ *                 fpm_test_recurse_notrace(16), which has no ftrace site.
+ *   krunregister N  N kthreads block inside fpm_test_block() under a
+ *                 classic kretprobe, which is unregistered while they are
+ *                 inside: their returns are counted as missed.
  *   regs          (x86-64) fpm_test_regs() called with a known value in
  *                 every register a caller can set, with no fprobe of the
  *                 module's own: a BPF program on it can tell which pt_regs
@@ -131,6 +152,18 @@ noinline int fpm_test_recurse(int depth)
 	if (depth <= 0)
 		return 0;
 	ret = fpm_test_recurse(depth - 1);
+	barrier();
+	return ret + READ_ONCE(fpm_one);
+}
+
+/* fpm_test_recurse() without ftrace site: a kretprobe on it takes rethook */
+noinline notrace int fpm_test_recurse_notrace(int depth)
+{
+	int ret;
+
+	if (depth <= 0)
+		return 0;
+	ret = fpm_test_recurse_notrace(depth - 1);
 	barrier();
 	return ret + READ_ONCE(fpm_one);
 }
@@ -345,6 +378,22 @@ static int krp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	atomic_inc(&krp_hits);
 	return 0;
+}
+
+/* The causes of a kretprobe's misses, and whether it used the shadow stack */
+static const char *kretprobe_causes(struct kretprobe *rp, bool fgraph)
+{
+	static char buf[96];
+
+#ifdef CONFIG_KRETPROBE_ON_FGRAPH
+	snprintf(buf, sizeof(buf), " fgraph=%d stack=%ld recursion=%ld other=%ld", fgraph,
+		 atomic_long_read(&rp->fgraph.nmissed_stack),
+		 atomic_long_read(&rp->fgraph.nmissed_recursion),
+		 atomic_long_read(&rp->fgraph.nmissed_other));
+#else
+	snprintf(buf, sizeof(buf), " fgraph=0");
+#endif
+	return buf;
 }
 
 static void report(struct fprobe *fp, const char *extra)
@@ -669,6 +718,7 @@ enum block_mode {
 	BLOCK_RELEASE,		/* release the threads */
 	BLOCK_UNREGISTER,	/* unregister the fprobe, then release them */
 	BLOCK_DISABLE,		/* disable the fprobe, then release them */
+	BLOCK_KRP_UNREGISTER,	/* unregister the kretprobe, then release them */
 };
 
 static int run_block(int n, enum block_mode mode)
@@ -684,7 +734,8 @@ static int run_block(int n, enum block_mode mode)
 	};
 	unsigned long addr = (unsigned long)fpm_test_block;
 	struct blocker *b;
-	char extra[96];
+	char extra[192];
+	bool fgraph;
 	int ret, bad;
 
 	b = kvcalloc(n, sizeof(*b), GFP_KERNEL);
@@ -700,16 +751,21 @@ static int run_block(int n, enum block_mode mode)
 	ret = start_threads(b, n, blocker_fn, "fpm_block");
 	if (ret)
 		goto out_kretprobe;
+	fgraph = kretprobe_on_fgraph(&krp);
 	if (mode == BLOCK_UNREGISTER)
 		unregister_fprobe(&fp);
 	else if (mode == BLOCK_DISABLE)
 		disable_fprobe(&fp);
+	else if (mode == BLOCK_KRP_UNREGISTER)
+		unregister_kretprobe(&krp);
 	bad = release_blockers(b, n);
 	snprintf(extra, sizeof(extra),
-		 " wrong_returns=%d kretprobe_hits=%d kretprobe_missed=%d kretprobe_maxactive=%d",
-		 bad, atomic_read(&krp_hits), krp.nmissed, krp.maxactive);
+		 " wrong_returns=%d kretprobe_hits=%d kretprobe_missed=%d kretprobe_maxactive=%d%s",
+		 bad, atomic_read(&krp_hits), krp.nmissed, krp.maxactive,
+		 kretprobe_causes(&krp, fgraph));
 out_kretprobe:
-	unregister_kretprobe(&krp);
+	if (mode != BLOCK_KRP_UNREGISTER || ret)
+		unregister_kretprobe(&krp);
 out_fprobe:
 	if (mode != BLOCK_UNREGISTER || ret)
 		unregister_fprobe(&fp);
@@ -825,6 +881,156 @@ static int run_release(void)
 	if (!stale_b)
 		return -EINVAL;
 	stale_release();
+	return 0;
+}
+
+/* What the kretprobe of "kretprobe" saw */
+static struct {
+	atomic_t entries, exits, refused, bad_data, bad_ret, frames;
+	int entry_cpu, exit_cpu;
+	bool recurse;	/* on fpm_test_recurse(), else on fpm_test_sleep() */
+	struct kretprobe *rp;
+} kr;
+
+struct kr_data {
+	unsigned long magic;	/* ENTRY_MAGIC | the argument */
+	unsigned long sp;	/* the stack pointer at entry */
+};
+
+static int kr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kr_data *d = (struct kr_data *)ri->data;
+	long arg = regs_get_kernel_argument(regs, 0);
+
+	atomic_inc(&kr.entries);
+	kr.entry_cpu = raw_smp_processor_id();
+	/* fpm_test_recurse(): only the returns of the even levels */
+	if (kr.recurse && (arg & 1)) {
+		atomic_inc(&kr.refused);
+		return 1;
+	}
+	d->magic = ENTRY_MAGIC | arg;
+	d->sp = kernel_stack_pointer(regs);
+	/* the frames on this task's shadow stack at the deepest call */
+	if (!arg)
+		atomic_set(&kr.frames, current->curr_ret_depth + 1);
+	return 0;
+}
+
+/* The return: the entry data, the return value and address as they were */
+static int kr_exit(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kr_data *d = (struct kr_data *)ri->data;
+	long arg = d->magic & ~MAGIC_MASK;
+	long want = kr.recurse ? arg : arg + 1;
+
+	atomic_inc(&kr.exits);
+	kr.exit_cpu = raw_smp_processor_id();
+	if ((d->magic & MAGIC_MASK) != ENTRY_MAGIC || get_kretprobe(ri) != kr.rp)
+		atomic_inc(&kr.bad_data);
+	else if ((int)regs_return_value(regs) != (int)want ||
+		 instruction_pointer(regs) != get_kretprobe_retaddr(ri) ||
+		 kernel_stack_pointer(regs) != d->sp + sizeof(long))
+		atomic_inc(&kr.bad_ret);
+	return 0;
+}
+
+/*
+ * A classic kretprobe on fpm_test_recurse(16) alone (@mode 0), with an
+ * fprobe registered after it (1) or before it (2); on fpm_test_sleep()
+ * called from CPU 0 (3); on fpm_test_recurse(@mode) for a @mode over 3,
+ * which may fill the shadow stack.
+ */
+static int run_kretprobe(int mode)
+{
+	struct kretprobe krp = {
+		.kp.symbol_name = mode == 3 ? "fpm_test_sleep" : "fpm_test_recurse",
+		.entry_handler = kr_entry,
+		.handler = kr_exit,
+		.data_size = sizeof(struct kr_data),
+	};
+	struct fprobe fp = {
+		.entry_handler = rec_entry,
+		.exit_handler = rec_exit,
+		.entry_data_size = 2 * sizeof(long),
+	};
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	int ret, val = 0, before, after;
+	bool fgraph;
+
+	memset(&kr, 0, sizeof(kr));
+	kr.recurse = mode != 3;
+	kr.rp = &krp;
+	if (mode == 2) {
+		ret = register_fprobe_ips(&fp, &addr, 1);
+		if (ret)
+			return ret;
+	}
+	ret = register_kretprobe(&krp);
+	if (ret)
+		goto out_fprobe;
+	if (mode == 1) {
+		ret = register_fprobe_ips(&fp, &addr, 1);
+		if (ret)
+			goto out_kretprobe;
+	}
+	fgraph = kretprobe_on_fgraph(&krp);
+	if (mode == 3)
+		ret = sleep_from_cpu0(41, &val, &before, &after);
+	else
+		val = fpm_test_recurse(mode > 3 ? mode : 16);
+	if (mode == 1)
+		unregister_fprobe(&fp);
+out_kretprobe:
+	unregister_kretprobe(&krp);
+out_fprobe:
+	if (mode == 2)
+		unregister_fprobe(&fp);
+	if (ret)
+		return ret;
+	snprintf(fpm_result, sizeof(fpm_result),
+		 "ret=%d entries=%d exits=%d refused=%d bad_data=%d bad_ret=%d frames=%d entry_cpu=%d exit_cpu=%d nmissed=%d%s fprobe_exits=%d fprobe_bad=%d\n",
+		 val, atomic_read(&kr.entries), atomic_read(&kr.exits),
+		 atomic_read(&kr.refused), atomic_read(&kr.bad_data),
+		 atomic_read(&kr.bad_ret),
+		 mode == 1 || mode == 2 ? atomic_read(&cnt.max_frames) : atomic_read(&kr.frames),
+		 kr.entry_cpu, kr.exit_cpu, krp.nmissed, kretprobe_causes(&krp, fgraph),
+		 atomic_read(&cnt.exits),
+		 atomic_read(&cnt.bad_data) + atomic_read(&cnt.bad_ret));
+	return 0;
+}
+
+/*
+ * "kretprobe 0" on a kretprobe that stays on rethook: with a data pouch
+ * too big for the shadow stack (@mode 0), or on a function without ftrace
+ * site (1).
+ */
+static int run_krfallback(int mode)
+{
+	struct kretprobe krp = {
+		.kp.symbol_name = mode ? "fpm_test_recurse_notrace" : "fpm_test_recurse",
+		.entry_handler = kr_entry,
+		.handler = kr_exit,
+		.data_size = mode ? sizeof(struct kr_data) : 200,
+		.maxactive = 17,
+	};
+	bool fgraph;
+	int ret, val;
+
+	memset(&kr, 0, sizeof(kr));
+	kr.recurse = true;
+	kr.rp = &krp;
+	ret = register_kretprobe(&krp);
+	if (ret)
+		return ret;
+	fgraph = kretprobe_on_fgraph(&krp);
+	val = mode ? fpm_test_recurse_notrace(16) : fpm_test_recurse(16);
+	unregister_kretprobe(&krp);
+	snprintf(fpm_result, sizeof(fpm_result),
+		 "ret=%d entries=%d exits=%d refused=%d bad_data=%d bad_ret=%d nmissed=%d%s\n",
+		 val, atomic_read(&kr.entries), atomic_read(&kr.exits),
+		 atomic_read(&kr.refused), atomic_read(&kr.bad_data),
+		 atomic_read(&kr.bad_ret), krp.nmissed, kretprobe_causes(&krp, fgraph));
 	return 0;
 }
 
@@ -1098,6 +1304,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	fpm_result[0] = 0;
 	/* they share fpm_release with the threads of "stale" and "hold" */
 	if (stale_b && (!strcmp(name, "block") || !strcmp(name, "unregister") ||
+			!strcmp(name, "krunregister") ||
 			!strcmp(name, "disable") || !strcmp(name, "pool")))
 		ret = -EBUSY;
 	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
@@ -1110,6 +1317,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_block(arg, BLOCK_UNREGISTER);
 	else if (!strcmp(name, "disable") && arg > 0 && arg <= 4096)
 		ret = run_block(arg, BLOCK_DISABLE);
+	else if (!strcmp(name, "krunregister") && arg > 0 && arg <= 4096)
+		ret = run_block(arg, BLOCK_KRP_UNREGISTER);
 	else if (!strcmp(name, "call") && arg >= 0 && arg <= 4096)
 		ret = run_call(arg);
 	else if (!strcmp(name, "inject"))
@@ -1130,6 +1339,10 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_tailcall();
 	else if (!strcmp(name, "args"))
 		ret = run_args();
+	else if (!strcmp(name, "kretprobe") && arg >= 0 && arg <= 4096)
+		ret = run_kretprobe(arg);
+	else if (!strcmp(name, "krfallback") && (arg == 0 || arg == 1))
+		ret = run_krfallback(arg);
 	else if (!strcmp(name, "regs"))
 		ret = run_regs();
 	else if (!strcmp(name, "stale") && arg > 0 && arg <= 1024)

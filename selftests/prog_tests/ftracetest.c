@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel's own ftracetest cases that exercise fprobe, its tracefs
- * events and the function graph tracer, run from the applied tree's
+ * events, the function graph tracer and kprobe events (whose kretprobes
+ * take their returns on the fgraph shadow stack), run from the applied tree's
  * tools/testing/selftests/ftrace (copied to /ftrace in the guest) with
  * bash, one case per subtest. A case whose "requires:" this kernel does not
  * meet is a skip, with that line as the reason.
@@ -15,7 +16,8 @@
  *   dynevent/add_remove_uprobe.tc uprobe events (UPROBE_EVENTS)
  *   dynevent/add_remove_tprobe_module.tc
  *                                 the trace-events-sample module
- *   ftrace/fgraph-filter-stack.tc the stack tracer (STACK_TRACER)
+ *   ftrace/fgraph-filter-stack.tc,
+ *   kprobe/kprobe_ftrace.tc       the stack tracer (STACK_TRACER)
  *   ftrace/fgraph-profiler.tc     the function profiler (FUNCTION_PROFILER)
  */
 #include "test_progs.h"
@@ -32,6 +34,16 @@ static const char *const cases[] = {
 	"test.d/dynevent/add_remove_tprobe.tc",
 	"test.d/dynevent/tprobe_syntax_errors.tc",
 	"test.d/dynevent/add_remove_kprobe.tc",
+	/* kprobe events: classic kretprobes take their returns on fgraph */
+	"test.d/kprobe/add_and_remove.tc",
+	"test.d/kprobe/busy_check.tc",
+	"test.d/kprobe/kretprobe_args.tc",
+	"test.d/kprobe/kretprobe_entry_arg.tc",
+	"test.d/kprobe/kretprobe_maxactive.tc",
+	"test.d/kprobe/kretprobe_return_suffix.tc",
+	"test.d/kprobe/multiple_kprobes.tc",
+	"test.d/kprobe/probepoint.tc",
+	"test.d/kprobe/profile.tc",
 	"test.d/ftrace/fgraph-filter.tc",
 	"test.d/ftrace/fgraph-multi.tc",
 	"test.d/ftrace/fgraph-retval.tc",

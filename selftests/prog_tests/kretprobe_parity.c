@@ -5,9 +5,11 @@
  * one return per call, with the function's return value, its IP and the
  * cookie of that function; run together, they must record identical tables.
  * ftrace calls the hooks of a function newest first. When the classic
- * kretprobe comes between the two links ("interleaved"), its rethook takes
- * the return address after the first link's hook: the second link joins
- * the call's fgraph frame and must leave that address alone.
+ * kretprobe comes between the two links ("interleaved"), it joins the
+ * call's fgraph frame that the first link's hook pushed, and the second
+ * link joins it too: one frame, three returns. (On rethook, the kretprobe
+ * took the return address between the two hooks, and the second link had
+ * to leave that address alone.)
  */
 #include "test_progs.h"
 #include "helpers.h"
