@@ -32,7 +32,8 @@
  * At the return, fgraph gives kretprobe_fgraph_return() the block, with the
  * ftrace_regs of its return_to_handler; the return handler gets a pt_regs
  * built from them (ftrace_regs_fill_return_regs()), and runs as the
- * current kprobe, as it does on rethook.
+ * current kprobe, as it does on rethook; the return value it leaves there
+ * is the call's (ftrace_regs_apply_return_regs()).
  *
  * The header names the kretprobe by id, which comes from an allocating
  * xarray, cyclically: a return still pending when its kretprobe goes away
@@ -44,8 +45,10 @@
  *
  * The kretprobes that stay on rethook (see kretprobe_fgraph_init()) are
  * those on an address without ftrace site (int3 kprobes), those whose data
- * does not fit the block (data_size over KRETPROBE_FGRAPH_DATA_MAX), and
- * all of them on architectures without CONFIG_HAVE_KRETPROBE_FGRAPH.
+ * does not fit the block (data_size over KRETPROBE_FGRAPH_DATA_MAX), those
+ * registered while fgraph has no slot for kretprobe_graph_ops (or memory
+ * is short), and all of them on architectures without
+ * CONFIG_HAVE_KRETPROBE_FGRAPH.
  *
  * Locking: kretprobe_graph_mutex serializes the id space and the
  * registration of kretprobe_graph_ops. An id is published before
@@ -175,6 +178,24 @@ int pre_handler_kretprobe_fgraph(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(pre_handler_kretprobe_fgraph);
 
 /*
+ * The return address under a kretprobe on rethook that hooked the call
+ * before this one's hook (their kprobes share the address, and its
+ * pre-handler ran first): rethook's, which still holds the call.
+ */
+static noinline void kretprobe_fgraph_rethook_ip(struct pt_regs *regs,
+						 struct kretprobe_fgraph_block *blk)
+{
+	struct llist_node *cur = NULL;
+	unsigned long ip;
+
+	ip = rethook_find_ret_addr(current, blk->ri.node.frame, &cur);
+	if (ip)
+		instruction_pointer_set(regs, ip);
+}
+
+NOKPROBE_SYMBOL(kretprobe_fgraph_rethook_ip);
+
+/*
  * Run @rp's return handler for the instance in @blk, with the registers of
  * the return, as the current kprobe: not while a kprobe runs on this CPU.
  */
@@ -192,19 +213,24 @@ static __always_inline void kretprobe_fgraph_run(struct kretprobe *rp,
 	if (!rp->handler)
 		return;
 	ftrace_regs_fill_return_regs(fregs, &regs);
-	/* the caller's address, even where the hook pushed over another */
+	if (unlikely(is_rethook_trampoline(instruction_pointer(&regs))))
+		kretprobe_fgraph_rethook_ip(&regs, blk);
+	/* the caller's address, also where the entry pushed over another hook's */
 	blk->ri.node.ret_addr = instruction_pointer(&regs);
 	__this_cpu_write(current_kprobe, &rp->kp);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	rp->handler(&blk->ri, &regs);
 	__this_cpu_write(current_kprobe, NULL);
+	/* as on rethook, the handler may change the return value */
+	ftrace_regs_apply_return_regs(fregs, &regs);
 }
 
 /*
  * The kretprobe that the header @hdr names, if it is @want, from the
  * xarray: for a header whose id the cache does not hold. Under ftrace's
- * recursion protection, so that a kretprobe on what xa_load() calls, whose
- * return would come here too, cannot hook them.
+ * recursion protection, which lets a probe on what xa_load() calls fire
+ * once more at most (its transition level): the return of a kretprobe
+ * there comes back here, and its lookup no further.
  */
 static noinline struct kretprobe *kretprobe_fgraph_lookup(u64 hdr, struct kretprobe *want)
 {
@@ -301,16 +327,24 @@ static int kretprobe_fgraph_publish(struct kretprobe *rp)
  *
  * Does so if @addr is a function's ftrace site, so that the kprobe enters
  * through ftrace, and the data pouch fits the block; and then sets the
- * kprobe's pre-handler. The kretprobe's causes of misses start at 0.
+ * kprobe's pre-handler. The kretprobe's causes of misses start at 0, and
+ * until this succeeds, the kretprobe is not on the shadow stack.
  *
- * Return: 0; -EOPNOTSUPP if the kretprobe does not qualify, and should use
- * rethook; -ENOMEM, or an error from fgraph's registration.
+ * Return: 0; -EOPNOTSUPP if the kretprobe does not qualify; -ENOMEM, or an
+ * error from fgraph's registration (-ENOSPC: no fgraph slot is free).
+ * The kretprobe may use rethook instead in every case.
  */
 int kretprobe_fgraph_init(struct kretprobe *rp, unsigned long addr)
 {
 	unsigned long __percpu *pending;
 	int ret;
 
+	/* whatever the struct held, from an earlier registration or a copy */
+	rp->fgraph.pending = NULL;
+	rp->fgraph.hdr = 0;
+	atomic_long_set(&rp->fgraph.nmissed_stack, 0);
+	atomic_long_set(&rp->fgraph.nmissed_recursion, 0);
+	atomic_long_set(&rp->fgraph.nmissed_other, 0);
 	if (rp->data_size > KRETPROBE_FGRAPH_DATA_MAX || ftrace_location(addr) != addr)
 		return -EOPNOTSUPP;
 	pending = alloc_percpu(unsigned long);
@@ -328,9 +362,6 @@ int kretprobe_fgraph_init(struct kretprobe *rp, unsigned long addr)
 		free_percpu(pending);
 		return ret;
 	}
-	atomic_long_set(&rp->fgraph.nmissed_stack, 0);
-	atomic_long_set(&rp->fgraph.nmissed_recursion, 0);
-	atomic_long_set(&rp->fgraph.nmissed_other, 0);
 	WRITE_ONCE(rp->fgraph.pending, pending);
 	rp->kp.pre_handler = pre_handler_kretprobe_fgraph;
 	return 0;

@@ -96,6 +96,16 @@
  *                 stack (fgraph=0), with maxactive 17: N = 0 with a data
  *                 pouch of 200 bytes, more than fits; N = 1 on
  *                 fpm_test_recurse_notrace(16), which has no ftrace site.
+ *                 N = 2: "kretprobe 0" on the shadow stack, after a copy
+ *                 of its kretprobe, given a data pouch too big for the
+ *                 shadow stack, was registered and unregistered while it
+ *                 was (second_hits: the copy's returns); N = 3: the same
+ *                 with a kretprobe on rethook registered after it, whose
+ *                 pre-handler runs first, during one call of
+ *                 fpm_test_recurse(16). The return handler checks that its
+ *                 return address is the caller's, not a trampoline.
+ *   kroverride N  "krfallback N" (0: rethook; 2: the shadow stack) whose
+ *                 handler adds 1000 to the outermost call's return value.
  *   krunregister N  N kthreads block inside fpm_test_block() under a
  *                 classic kretprobe, which is unregistered while they are
  *                 inside: their returns are counted as missed.
@@ -889,6 +899,7 @@ static struct {
 	atomic_t entries, exits, refused, bad_data, bad_ret, frames;
 	int entry_cpu, exit_cpu;
 	bool recurse;	/* on fpm_test_recurse(), else on fpm_test_sleep() */
+	bool override;	/* add 1000 to the outermost call's return value */
 	struct kretprobe *rp;
 } kr;
 
@@ -917,6 +928,15 @@ static int kr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * Whether @ip is not the caller's, in this module, but a return hook's
+ * trampoline (rethook's, fgraph's return_to_handler).
+ */
+static bool kr_hooked_ip(unsigned long ip)
+{
+	return !within_module_mem_type(ip, THIS_MODULE, MOD_TEXT);
+}
+
 /* The return: the entry data, the return value and address as they were */
 static int kr_exit(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -930,8 +950,12 @@ static int kr_exit(struct kretprobe_instance *ri, struct pt_regs *regs)
 		atomic_inc(&kr.bad_data);
 	else if ((int)regs_return_value(regs) != (int)want ||
 		 instruction_pointer(regs) != get_kretprobe_retaddr(ri) ||
+		 kr_hooked_ip(instruction_pointer(regs)) ||
 		 kernel_stack_pointer(regs) != d->sp + sizeof(long))
 		atomic_inc(&kr.bad_ret);
+	/* as on rethook, the return value the handler leaves is the call's */
+	if (kr.override && arg == 16)
+		regs_set_return_value(regs, regs_return_value(regs) + 1000);
 	return 0;
 }
 
@@ -1000,37 +1024,93 @@ out_fprobe:
 	return 0;
 }
 
+/* A kretprobe that rethook serves on fpm_test_recurse(): a big data pouch */
+#define KR_RETHOOK(name, handler_fn)					\
+	struct kretprobe name = {					\
+		.kp.symbol_name = "fpm_test_recurse",			\
+		.handler = handler_fn,					\
+		.data_size = 200,					\
+		.maxactive = 17,					\
+	}
+
+/*
+ * A second kretprobe on fpm_test_recurse(), next to the one of "kretprobe
+ * 0" (@rp, registered): a copy of @rp given a data pouch too big for the
+ * shadow stack (@mode 2), whose registration must not take over @rp's
+ * state on the shadow stack; or a kretprobe that rethook serves (3),
+ * whose pre-handler runs before @rp's (the newer first), so that @rp's
+ * hook finds rethook's trampoline as the return address. Each call's
+ * returns counted in krp_hits.
+ */
+static int run_krsecond(struct kretprobe *rp, int mode)
+{
+	KR_RETHOOK(other, krp_handler);
+	struct kretprobe *second = &other;
+	int ret;
+
+	if (mode == 2) {
+		second = kmemdup(rp, sizeof(*rp), GFP_KERNEL);
+		if (!second)
+			return -ENOMEM;
+		second->kp.addr = NULL;
+		second->kp.flags = 0;
+		second->handler = krp_handler;
+		second->entry_handler = NULL;
+		second->data_size = 200;
+		second->maxactive = 17;
+	}
+	atomic_set(&krp_hits, 0);
+	ret = register_kretprobe(second);
+	if (!ret) {
+		fpm_test_recurse(16);
+		unregister_kretprobe(second);
+	}
+	if (second != &other)
+		kfree(second);
+	return ret;
+}
+
 /*
  * "kretprobe 0" on a kretprobe that stays on rethook: with a data pouch
  * too big for the shadow stack (@mode 0), or on a function without ftrace
- * site (1).
+ * site (1); modes 2 and 3, see run_krsecond(). @override: the outermost
+ * return handler adds 1000 to the return value.
  */
-static int run_krfallback(int mode)
+static int run_krfallback(int mode, bool override)
 {
 	struct kretprobe krp = {
-		.kp.symbol_name = mode ? "fpm_test_recurse_notrace" : "fpm_test_recurse",
+		.kp.symbol_name = mode == 1 ? "fpm_test_recurse_notrace" : "fpm_test_recurse",
 		.entry_handler = kr_entry,
 		.handler = kr_exit,
 		.data_size = mode ? sizeof(struct kr_data) : 200,
 		.maxactive = 17,
 	};
+	int ret, val = 0, entries;
 	bool fgraph;
-	int ret, val;
 
 	memset(&kr, 0, sizeof(kr));
 	kr.recurse = true;
+	kr.override = override;
 	kr.rp = &krp;
 	ret = register_kretprobe(&krp);
 	if (ret)
 		return ret;
 	fgraph = kretprobe_on_fgraph(&krp);
-	val = mode ? fpm_test_recurse_notrace(16) : fpm_test_recurse(16);
+	if (mode >= 2)
+		ret = run_krsecond(&krp, mode);
+	/* the kretprobe alone again, or still */
+	entries = atomic_read(&kr.entries);
+	if (!ret)
+		val = mode == 1 ? fpm_test_recurse_notrace(16) : fpm_test_recurse(16);
 	unregister_kretprobe(&krp);
+	if (ret)
+		return ret;
 	snprintf(fpm_result, sizeof(fpm_result),
-		 "ret=%d entries=%d exits=%d refused=%d bad_data=%d bad_ret=%d nmissed=%d%s\n",
+		 "ret=%d entries=%d exits=%d refused=%d bad_data=%d bad_ret=%d nmissed=%d%s second_hits=%d entries_last=%d\n",
 		 val, atomic_read(&kr.entries), atomic_read(&kr.exits),
 		 atomic_read(&kr.refused), atomic_read(&kr.bad_data),
-		 atomic_read(&kr.bad_ret), krp.nmissed, kretprobe_causes(&krp, fgraph));
+		 atomic_read(&kr.bad_ret), krp.nmissed, kretprobe_causes(&krp, fgraph),
+		 atomic_read(&krp_hits), atomic_read(&kr.entries) - entries);
 	return 0;
 }
 
@@ -1341,8 +1421,10 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_args();
 	else if (!strcmp(name, "kretprobe") && arg >= 0 && arg <= 4096)
 		ret = run_kretprobe(arg);
-	else if (!strcmp(name, "krfallback") && (arg == 0 || arg == 1))
-		ret = run_krfallback(arg);
+	else if (!strcmp(name, "krfallback") && arg >= 0 && arg <= 3)
+		ret = run_krfallback(arg, false);
+	else if (!strcmp(name, "kroverride") && (arg == 0 || arg == 2))
+		ret = run_krfallback(arg, true);
 	else if (!strcmp(name, "regs"))
 		ret = run_regs();
 	else if (!strcmp(name, "stale") && arg > 0 && arg <= 1024)

@@ -16,6 +16,8 @@
  * value, the return address and the stack pointer in its pt_regs, and
  * that it runs as the current kprobe (bad_data, bad_ret).
  */
+#include <sys/stat.h>
+
 #include "test_progs.h"
 #include "helpers.h"
 #include "fpm_scenario.h"
@@ -83,6 +85,38 @@ static void test_fallback(int mode)
 	scenario_check("fgraph=0 stack=0 recursion=0 other=0");
 }
 
+/*
+ * "kretprobe 0" on the shadow stack with a second kretprobe on the same
+ * function for one of its two calls: a copy of its struct kretprobe,
+ * which rethook serves (@mode 2), or a kretprobe on rethook whose
+ * pre-handler runs first (3). Neither may disturb it: its 17 returns of
+ * the last call still come, each with the caller's return address.
+ */
+static void test_second(int mode)
+{
+	char cmd[32];
+
+	snprintf(cmd, sizeof(cmd), "krfallback %d", mode);
+	if (!scenario_run(cmd))
+		return;
+	scenario_check("ret=16 entries=34 refused=16 exits=18 bad_data=0 bad_ret=0 nmissed=0");
+	scenario_check("fgraph=1 stack=0 recursion=0 other=0 second_hits=17 entries_last=17");
+}
+
+/* A return handler that changes the return value: on rethook (0), on fgraph (2) */
+static void test_override(int mode)
+{
+	char cmd[32];
+
+	snprintf(cmd, sizeof(cmd), "kroverride %d", mode);
+	if (!scenario_run(cmd))
+		return;
+	scenario_check("ret=1016 bad_data=0 bad_ret=0 nmissed=0");
+	/* mode 2 calls the function twice, both times with the override */
+	ASSERT_EQ(scenario_field("exits"), mode == 2 ? 18 : 9, "returns");
+	ASSERT_EQ(scenario_field("fgraph"), mode == 2, "the path");
+}
+
 static void test_unregister(void)
 {
 	if (!scenario_run("krunregister 100"))
@@ -114,6 +148,64 @@ static void check_list_line(void)
 		*end = 0;
 	ASSERT_HAS(line, "  fpm_test [FTRACE]", "its flags");
 	ASSERT_FALSE(strstr(line, "[RETHOOK]"), "not on rethook");
+}
+
+#define SLOT_INSTANCES	20
+
+/* Tracing instance @i's file @file */
+static const char *slot_path(int i, const char *file)
+{
+	static char path[128];
+
+	snprintf(path, sizeof(path), TRACEFS "instances/fpmslot%d%s%s", i, *file ? "/" : "",
+		 file);
+	return path;
+}
+
+/*
+ * With every fgraph slot taken (the function_graph tracer in tracing
+ * instances), a kretprobe cannot get one for the shadow stack: a tracefs
+ * r: event still registers, on rethook, and gets its returns.
+ */
+static void test_no_slot(void)
+{
+	static char trace[65536], list[16384];
+	bool full = false;
+	int n, i;
+
+	for (n = 0; n < SLOT_INSTANCES && !full; n++) {
+		if (!ASSERT_OK(mkdir(slot_path(n, ""), 0755), "make a tracing instance"))
+			break;
+		write_file(slot_path(n, "set_ftrace_filter"), "fpm_test_recurse");
+		/* no slot left for this one */
+		full = write_file(slot_path(n, "current_tracer"), "function_graph");
+	}
+	if (!ASSERT_TRUE(full, "function_graph instances took every fgraph slot") ||
+	    !ASSERT_OK(write_file(TRACEFS "kprobe_events",
+				  "r:kprobes/fpmslot fpm_test_recurse ret=$retval"),
+		       "add r: event"))
+		goto out;
+	if (!ASSERT_OK(write_file(TRACEFS "events/kprobes/fpmslot/enable", "1"),
+		       "enable with no fgraph slot"))
+		goto out_event;
+	write_file(TRACEFS "trace", "");
+	if (scenario_run("call 5"))
+		scenario_check("ret=5");
+	write_file(TRACEFS "events/kprobes/fpmslot/enable", "0");
+	if (ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
+		ASSERT_EQ(count_substr(trace, "fpmslot:"), 6, "one event per return");
+	write_file(TRACEFS "events/kprobes/fpmslot/enable", "1");
+	if (ASSERT_GE(read_file("/sys/kernel/debug/kprobes/list", list, sizeof(list)), 0,
+		      "read kprobes/list"))
+		ASSERT_HAS(list, "fpm_test [FTRACE][RETHOOK]", "listed on rethook");
+out_event:
+	write_file(TRACEFS "events/kprobes/fpmslot/enable", "0");
+	write_file(TRACEFS "kprobe_events", "");
+out:
+	for (i = 0; i < n; i++) {
+		write_file(slot_path(i, "current_tracer"), "nop");
+		rmdir(slot_path(i, ""));
+	}
 }
 
 /*
@@ -212,6 +304,16 @@ void test_kretprobe_fgraph(void)
 		test_fallback(0);
 	if (test__start_subtest("fallback_no_ftrace_site"))
 		test_fallback(1);
+	if (test__start_subtest("copy_of_registered"))
+		test_second(2);
+	if (test__start_subtest("under_rethook"))
+		test_second(3);
+	if (test__start_subtest("return_value_override_rethook"))
+		test_override(0);
+	if (test__start_subtest("return_value_override"))
+		test_override(2);
+	if (test__start_subtest("no_fgraph_slot"))
+		test_no_slot();
 	if (test__start_subtest("unregister_under_load"))
 		test_unregister();
 	if (test__start_subtest("with_function_graph"))
