@@ -672,7 +672,8 @@ static void run_memory(enum multi kind, int tasks, size_t cnt)
 	char c;
 	long got;
 
-	if (kind != KRETPROBE_MULTI && !fprobe) {
+	/* the base kernel has the kprobe links, not the fprobe.multi ones */
+	if (kind != KRETPROBE_MULTI && kind != KRETPROBE && !fprobe) {
 		rec_begin("memory");
 		rec_str("kind", multi_names[kind]);
 		rec_bool("unsupported", true);

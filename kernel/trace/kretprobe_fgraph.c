@@ -150,7 +150,8 @@ int pre_handler_kretprobe_fgraph(struct kprobe *p, struct pt_regs *regs)
 	/* 0 once unregistering: its return would not find it */
 	u64 hdr = READ_ONCE(rp->fgraph.hdr);
 	struct kretprobe_fgraph_block *blk;
-	struct fgraph_hook hook;
+	/* fgraph_hook_enter() fills it in */
+	struct fgraph_hook hook __uninitialized;
 	bool keep;
 
 	if (unlikely(!hdr))
@@ -203,7 +204,8 @@ static __always_inline void kretprobe_fgraph_run(struct kretprobe *rp,
 						 struct kretprobe_fgraph_block *blk,
 						 struct ftrace_regs *fregs)
 {
-	struct pt_regs regs;
+	/* every field is set below */
+	struct pt_regs regs __uninitialized;
 
 	this_cpu_dec(*rp->fgraph.pending);
 	if (unlikely(kprobe_running())) {

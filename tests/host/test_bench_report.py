@@ -43,8 +43,8 @@ def percall(costs, runs=3, jitter=0):
 
 
 BASE = {"none": 12, "kprobe.multi": 249, "kretprobe.multi": 519,
-        "kprobe.session": 637, "fexit": 156}
-PATCHED = {"none": 12, "kprobe.multi": 217, "kretprobe.multi": 825,
+        "kprobe.session": 637, "fexit": 156, "kretprobe": 604}
+PATCHED = {"none": 12, "kprobe.multi": 217, "kretprobe.multi": 825, "kretprobe": 590,
            "kprobe.session": 991, "fprobe.multi entry": 210,
            "fprobe.multi session": 959, "fexit": 156}
 # fpm_bench fptrace's rows, patched kernel only: count() within the limit,
@@ -155,6 +155,21 @@ class BenchReportTest(unittest.TestCase):
         kattach = self.target(res, "kretprobe.multi attach-all")
         self.assertIsNone(kattach["ratio"])
         self.assertFalse(kattach["met"])
+
+    def test_classic_kretprobe_targets(self):
+        """Issue 13: per call against the base row, memory against the base pools."""
+        self.full_set()
+        self.write("base-memory-kretprobe.log", log([memory("kretprobe", 4400, 80)]))
+        self.write("patched-memory-kretprobe.log", log([memory("kretprobe", 4120, 80)]))
+        res = self.summary()
+        mem = self.target(res, "1,000 kretprobes memory")
+        self.assertEqual((mem["value"], mem["reference"], mem["limit"]), (4200, 4480, 1.0))
+        self.assertTrue(mem["met"])
+        per_call = self.target(res, "kretprobe vs base kretprobe")
+        self.assertEqual(per_call["reference"], 592)
+        self.assertAlmostEqual(per_call["value"], 578.004)
+        self.assertEqual(per_call["limit"], 1.0)
+        self.assertTrue(per_call["met"])
 
     def test_memory_is_the_median_guest(self):
         self.full_set()
