@@ -22,6 +22,46 @@ static inline bool scenario_run(const char *scenario)
 			 "read result");
 }
 
+/* scenario_run() of "@name @arg" */
+static inline bool scenario_run_arg(const char *name, int arg)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "%s %d", name, arg);
+	return scenario_run(cmd);
+}
+
+/*
+ * scenario_run() under the function_graph tracer on fpm_test_recurse(),
+ * with return values shown, and its trace read into @trace (@size bytes);
+ * the tracer is off again on return.
+ */
+static inline bool scenario_run_graphed(const char *scenario, char *trace, size_t size)
+{
+	bool ok = false;
+
+	if (!ASSERT_OK(write_file(TRACEFS "set_ftrace_filter", "fpm_test_recurse"),
+		       "filter function_graph to fpm_test_recurse"))
+		return false;
+	/* a return's line names the function only with its value */
+	write_file(TRACEFS "options/funcgraph-retval", "1");
+	write_file(TRACEFS "tracing_on", "1");
+	if (!ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
+		       "start function_graph"))
+		goto cleanup;
+	write_file(TRACEFS "trace", "");
+	if (!scenario_run(scenario))
+		goto cleanup;
+	write_file(TRACEFS "tracing_on", "0");
+	ok = ASSERT_GE(read_file(TRACEFS "trace", trace, size), 0, "read trace");
+cleanup:
+	write_file(TRACEFS "current_tracer", "nop");
+	write_file(TRACEFS "options/funcgraph-retval", "0");
+	write_file(TRACEFS "set_ftrace_filter", "");
+	write_file(TRACEFS "tracing_on", "1");
+	return ok;
+}
+
 /* The value of "key=" in the result line; -1 when absent. */
 static inline long scenario_field(const char *key)
 {

@@ -119,23 +119,11 @@ static void test_with_function_graph(void)
 	char want[64];
 	int i;
 
-	if (!ASSERT_OK(write_file(TRACEFS "set_ftrace_filter", "fpm_test_recurse"),
-		       "filter function_graph to fpm_test_recurse"))
+	if (!scenario_run_graphed("recursion 8", trace, sizeof(trace)))
 		return;
-	write_file(TRACEFS "options/funcgraph-retval", "1");
-	write_file(TRACEFS "tracing_on", "1");
-	if (!ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
-		       "start function_graph"))
-		goto cleanup;
-	write_file(TRACEFS "trace", "");
-	if (!scenario_run("recursion 8"))
-		goto cleanup;
-	write_file(TRACEFS "tracing_on", "0");
 	scenario_check("entries=9 exits=9 bad_data=0 bad_ret=0");
 	/* one fgraph frame per call, shared by both users */
 	scenario_check("frames=9");
-	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
-		goto cleanup;
 	ASSERT_EQ(count_substr(trace, "fpm_test_recurse"), 17, "function_graph lines");
 	ASSERT_HAS(trace, "fpm_test_recurse [fpm_test](); /* = 0x0 */",
 		   "function_graph leaf return");
@@ -143,11 +131,6 @@ static void test_with_function_graph(void)
 		snprintf(want, sizeof(want), "} /* fpm_test_recurse [fpm_test] = 0x%x */", i);
 		ASSERT_HAS(trace, want, "function_graph nested return value");
 	}
-cleanup:
-	write_file(TRACEFS "current_tracer", "nop");
-	write_file(TRACEFS "options/funcgraph-retval", "0");
-	write_file(TRACEFS "set_ftrace_filter", "");
-	write_file(TRACEFS "tracing_on", "1");
 }
 
 /*

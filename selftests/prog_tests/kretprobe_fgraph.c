@@ -34,10 +34,7 @@ static void test_recursion(void)
 /* @mode 1: the kretprobe joins the fprobe's frames; 2: the other way */
 static void test_with_fprobe(int mode)
 {
-	char cmd[32];
-
-	snprintf(cmd, sizeof(cmd), "kretprobe %d", mode);
-	if (!scenario_run(cmd))
+	if (!scenario_run_arg("kretprobe", mode))
 		return;
 	scenario_check("ret=16 entries=17 refused=8 exits=9 bad_data=0 bad_ret=0 nmissed=0");
 	/* 17 calls, 17 frames: both hooks of a call share its frame */
@@ -76,10 +73,7 @@ static void test_stack_full(void)
  */
 static void test_fallback(int mode)
 {
-	char cmd[32];
-
-	snprintf(cmd, sizeof(cmd), "krfallback %d", mode);
-	if (!scenario_run(cmd))
+	if (!scenario_run_arg("krfallback", mode))
 		return;
 	scenario_check("ret=16 entries=17 refused=8 exits=9 bad_data=0 bad_ret=0 nmissed=0");
 	scenario_check("fgraph=0 stack=0 recursion=0 other=0");
@@ -94,10 +88,7 @@ static void test_fallback(int mode)
  */
 static void test_second(int mode)
 {
-	char cmd[32];
-
-	snprintf(cmd, sizeof(cmd), "krfallback %d", mode);
-	if (!scenario_run(cmd))
+	if (!scenario_run_arg("krfallback", mode))
 		return;
 	scenario_check("ret=16 entries=34 refused=16 exits=18 bad_data=0 bad_ret=0 nmissed=0");
 	scenario_check("fgraph=1 stack=0 recursion=0 other=0 second_hits=17 entries_last=17");
@@ -106,10 +97,7 @@ static void test_second(int mode)
 /* A return handler that changes the return value: on rethook (0), on fgraph (2) */
 static void test_override(int mode)
 {
-	char cmd[32];
-
-	snprintf(cmd, sizeof(cmd), "kroverride %d", mode);
-	if (!scenario_run(cmd))
+	if (!scenario_run_arg("kroverride", mode))
 		return;
 	scenario_check("ret=1016 bad_data=0 bad_ret=0 nmissed=0");
 	/* mode 2 calls the function twice, both times with the override */
@@ -258,32 +246,14 @@ static void test_with_function_graph(void)
 {
 	static char trace[65536];
 
-	if (!ASSERT_OK(write_file(TRACEFS "set_ftrace_filter", "fpm_test_recurse"),
-		       "filter function_graph to fpm_test_recurse"))
+	if (!scenario_run_graphed("kretprobe 1", trace, sizeof(trace)))
 		return;
-	/* a return's line names the function only with its value */
-	write_file(TRACEFS "options/funcgraph-retval", "1");
-	write_file(TRACEFS "tracing_on", "1");
-	if (!ASSERT_OK(write_file(TRACEFS "current_tracer", "function_graph"),
-		       "start function_graph"))
-		goto cleanup;
-	write_file(TRACEFS "trace", "");
-	if (!scenario_run("kretprobe 1"))
-		goto cleanup;
-	write_file(TRACEFS "tracing_on", "0");
 	scenario_check("ret=16 entries=17 refused=8 exits=9 bad_data=0 bad_ret=0 nmissed=0");
 	scenario_check("frames=17 fprobe_exits=17 fprobe_bad=0 fgraph=1");
-	if (!ASSERT_GE(read_file(TRACEFS "trace", trace, sizeof(trace)), 0, "read trace"))
-		goto cleanup;
 	/* 16 nested calls, each opened and closed, and the leaf */
 	ASSERT_EQ(count_substr(trace, "fpm_test_recurse"), 33, "function_graph lines");
 	ASSERT_HAS(trace, "} /* fpm_test_recurse [fpm_test] = 0x10 */",
 		   "function_graph outermost return value");
-cleanup:
-	write_file(TRACEFS "current_tracer", "nop");
-	write_file(TRACEFS "options/funcgraph-retval", "0");
-	write_file(TRACEFS "set_ftrace_filter", "");
-	write_file(TRACEFS "tracing_on", "1");
 }
 
 void test_kretprobe_fgraph(void)
