@@ -105,23 +105,33 @@ struct bpf_fprobe_link {
 	bool detached;
 };
 
+/* What a run works out only when its program asks, once it has: run_ctx->known */
+#define FPROBE_RUN_REGS		BIT(0)
+#define FPROBE_RUN_ENTRY_IP	BIT(1)
+#define FPROBE_RUN_NARGS	BIT(2)
+
 /*
  * Set field by field on each run, with no clearing first: a new field must
- * be set in fprobe_run_ctx_init().
+ * be set in fprobe_run_ctx_init(), or be one that @known tells is unset.
  */
 struct bpf_fprobe_run_ctx {
+	/*
+	 * Not first: a struct whose first member is 16 bytes long gets 16-byte
+	 * alignment on x86-64 GCC's stack, and costs an aligned frame
+	 */
+	struct bpf_fprobe_link *link;
 	/* is_return, and the session data for bpf_session_cookie() too */
 	struct bpf_session_run_ctx session_ctx;
-	struct bpf_fprobe_link *link;
 	struct ftrace_regs *fregs;
-	struct pt_regs *regs;
-	/* the ftrace location; entry_ip, the function's address, on demand */
+	/* the ftrace location; regs, entry_ip and nargs as @known tells */
 	unsigned long fentry_ip;
-	unsigned long entry_ip;
 	u64 *args;
-	/* the function's argument count, on demand */
+	u8 known;
+	/* the function's argument count in registers */
 	u8 nargs;
-	bool nargs_known;
+	struct pt_regs *regs;
+	/* the function's address */
+	unsigned long entry_ip;
 	/* bpf_session_cookie() outside a session: this run's own word */
 	u64 cookie;
 };
@@ -145,9 +155,11 @@ static DEFINE_PER_CPU(struct pt_regs, bpf_fprobe_link_pt_regs);
  */
 static struct pt_regs *fprobe_run_ctx_regs(struct bpf_fprobe_run_ctx *run_ctx)
 {
-	if (!run_ctx->regs)
+	if (!(run_ctx->known & FPROBE_RUN_REGS)) {
 		run_ctx->regs = ftrace_partial_regs(run_ctx->fregs,
 						    this_cpu_ptr(&bpf_fprobe_link_pt_regs));
+		run_ctx->known |= FPROBE_RUN_REGS;
+	}
 	return run_ctx->regs;
 }
 
@@ -157,8 +169,10 @@ static struct pt_regs *fprobe_run_ctx_regs(struct bpf_fprobe_run_ctx *run_ctx)
  */
 static unsigned long fprobe_run_ctx_entry_ip(struct bpf_fprobe_run_ctx *run_ctx)
 {
-	if (!run_ctx->entry_ip)
+	if (!(run_ctx->known & FPROBE_RUN_ENTRY_IP)) {
 		run_ctx->entry_ip = get_entry_ip(run_ctx->fentry_ip);
+		run_ctx->known |= FPROBE_RUN_ENTRY_IP;
+	}
 	return run_ctx->entry_ip;
 }
 
@@ -204,7 +218,7 @@ static u32 fprobe_run_ctx_nargs(struct bpf_fprobe_run_ctx *run_ctx)
 	struct bpf_fprobe_link *link = run_ctx->link;
 	long i;
 
-	if (run_ctx->nargs_known)
+	if (run_ctx->known & FPROBE_RUN_NARGS)
 		return run_ctx->nargs;
 	run_ctx->nargs = FPROBE_MULTI_REG_ARGS;
 	if (link->nargs) {
@@ -212,7 +226,7 @@ static u32 fprobe_run_ctx_nargs(struct bpf_fprobe_run_ctx *run_ctx)
 		if (i >= 0)
 			run_ctx->nargs = link->nargs[i];
 	}
-	run_ctx->nargs_known = true;
+	run_ctx->known |= FPROBE_RUN_NARGS;
 	return run_ctx->nargs;
 }
 
@@ -237,30 +251,35 @@ u64 bpf_fprobe_link_entry_ip(struct bpf_run_ctx *ctx)
 	return fprobe_run_ctx_entry_ip(fprobe_link_run_ctx());
 }
 
+/* @session: the call's session data, or NULL for the run's own cookie */
 static __always_inline void fprobe_run_ctx_init(struct bpf_fprobe_run_ctx *run_ctx,
 						struct bpf_fprobe_link *link,
 						unsigned long fentry_ip,
 						struct ftrace_regs *fregs,
-						bool is_return, u64 *words)
+						bool is_return, u64 *words, u64 *session)
 {
 	run_ctx->session_ctx.is_return = is_return;
-	run_ctx->session_ctx.data = link->session_words ?
-				    words + link->saved_args : &run_ctx->cookie;
+	if (!session) {
+		run_ctx->cookie = 0;
+		session = &run_ctx->cookie;
+	}
+	run_ctx->session_ctx.data = session;
 	run_ctx->link = link;
 	run_ctx->fregs = fregs;
-	run_ctx->regs = NULL;
 	run_ctx->fentry_ip = fentry_ip;
-	run_ctx->entry_ip = 0;
 	run_ctx->args = words;
-	run_ctx->nargs_known = false;
-	run_ctx->cookie = 0;
+	run_ctx->known = 0;
 }
 
-/* Runs the program. Returns its result, or 1 when it could not run. */
+/*
+ * Runs the program, with the call's saved arguments and session data, if
+ * any, in @words and @session. Returns its result, or 1 when it could not
+ * run.
+ */
 static __always_inline int fprobe_link_prog_run(struct bpf_fprobe_link *link,
 						unsigned long fentry_ip,
 						struct ftrace_regs *fregs,
-						bool is_return, u64 *words)
+						bool is_return, u64 *words, u64 *session)
 {
 	/* each field is set below: no clearing of the whole on every run */
 	struct bpf_fprobe_run_ctx run_ctx __uninitialized;
@@ -271,7 +290,7 @@ static __always_inline int fprobe_link_prog_run(struct bpf_fprobe_link *link,
 	/* fprobe handlers run with preemption disabled. */
 	cant_sleep();
 
-	fprobe_run_ctx_init(&run_ctx, link, fentry_ip, fregs, is_return, words);
+	fprobe_run_ctx_init(&run_ctx, link, fentry_ip, fregs, is_return, words, session);
 
 	if (unlikely(__this_cpu_inc_return(bpf_prog_active) != 1)) {
 		bpf_prog_inc_misses_counter(link->link.prog);
@@ -280,6 +299,7 @@ static __always_inline int fprobe_link_prog_run(struct bpf_fprobe_link *link,
 
 	if (link->pt_regs) {
 		run_ctx.regs = ftrace_partial_regs(fregs, this_cpu_ptr(&bpf_fprobe_link_pt_regs));
+		run_ctx.known = FPROBE_RUN_REGS;
 		ctx = run_ctx.regs;
 	}
 	rcu_read_lock();
@@ -347,7 +367,8 @@ static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
 	if (mode == FPROBE_LINK_RETURN)
 		return 0;
 
-	ret = fprobe_link_prog_run(link, fentry_ip, fregs, false, words);
+	ret = fprobe_link_prog_run(link, fentry_ip, fregs, false, words,
+				   n ? words + saved : NULL);
 	return mode == FPROBE_LINK_SESSION ? ret : 0;
 }
 
@@ -356,9 +377,11 @@ static void fprobe_link_exit(struct fprobe *fp, unsigned long fentry_ip,
 			     void *data)
 {
 	struct bpf_fprobe_link *link;
+	u64 *words = data;
 
 	link = container_of(fp, struct bpf_fprobe_link, fp);
-	fprobe_link_prog_run(link, fentry_ip, fregs, true, data);
+	fprobe_link_prog_run(link, fentry_ip, fregs, true, words,
+			     link->session_words ? words + link->saved_args : NULL);
 }
 
 struct user_syms {
@@ -1322,6 +1345,8 @@ static int bpf_fprobe_link_attach(struct bpf_prog *prog,
 		link->fp.entry_handler = fprobe_link_entry;
 	if (req->mode != FPROBE_LINK_ENTRY)
 		link->fp.exit_handler = fprobe_link_exit;
+	/* bpf_prog_active keeps a run from nesting: see fprobe_link_prog_run() */
+	link->fp.flags = FPROBE_FL_EXIT_OWN_RECURSION;
 	link->fp.entry_data_size = data_size;
 
 	err = fprobe_link_hook(link, counts, &names);

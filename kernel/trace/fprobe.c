@@ -24,7 +24,10 @@
  *   header bits 32..39  FPROBE_HDR_SIZE  entry data size in words
  *
  * An fprobe whose entry handler returns nonzero keeps no block, so its
- * exit is skipped at no cost. fprobe keeps each registered fprobe's header
+ * exit is skipped at no cost. The exit handler runs under ftrace's
+ * recursion protection, as the entry's handlers do, unless the fprobe has
+ * FPROBE_FL_EXIT_OWN_RECURSION: then fprobe_return() checks the block and
+ * ends in a tail call to the handler. fprobe keeps each registered fprobe's header
  * in it (fp->hdr) and writes it whole. When the task's stack has no room, fgraph
  * tells fprobe_missed(), and the fprobe counts the call in its
  * nmissed_stack. At the return, fgraph hands fprobe_return() each block
@@ -166,7 +169,8 @@ static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip
 					     unsigned long ret_ip,
 					     struct ftrace_regs *fregs, void *data)
 {
-	if (!fprobe_shared_with_kprobes(fp))
+	/* fp->flags: fprobe_shared_with_kprobes() would test fp for NULL too */
+	if (!(fp->flags & FPROBE_FL_KPROBE_SHARED))
 		return fp->entry_handler(fp, ip, ret_ip, fregs, data);
 	return fprobe_call_entry_kprobes(fp, ip, ret_ip, fregs, data);
 }
@@ -228,18 +232,21 @@ static __always_inline unsigned long fprobe_entry_ret_ip(struct ftrace_regs *fre
 }
 
 /*
- * Run @fp's entry handler for fprobe_entry(), with the entry data of
- * @block, whose header is written: whether the exit is wanted. Out of
- * line, so that the entry of an fprobe without entry handler saves no
- * registers.
+ * fprobe_entry() for an fprobe with an entry handler, whose header it
+ * wrote: run the handler with the block's entry data. Out of line, so that
+ * the entry of an fprobe without entry handler saves no registers, and
+ * with fprobe_entry()'s arguments, so that it is called with a jump.
  */
-static noinline int fprobe_entry_handler(struct fprobe *fp, unsigned long func,
-					 struct ftrace_regs *fregs, unsigned long *block)
+static noinline int fprobe_entry_handler(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
+					 struct ftrace_ops *op, struct ftrace_regs *fregs,
+					 void *data)
 {
-	/* not from the header: on 32-bit its read may tear at unregister */
-	void *data = fp->entry_data_size ? block + FPROBE_HDR_WORDS : NULL;
+	struct fprobe *fp = container_of(op, struct fprobe, hook.ops);
+	unsigned long *block = data;
 
-	if (fprobe_call_entry(fp, func, fprobe_entry_ret_ip(fregs), fregs, data))
+	/* the size not from the header: on 32-bit its read may tear at unregister */
+	if (fprobe_call_entry(fp, trace->func, fprobe_entry_ret_ip(fregs), fregs,
+			      fp->entry_data_size ? block + FPROBE_HDR_WORDS : NULL))
 		return 0;
 	local_inc(this_cpu_ptr(fp->pending));
 	return 1;
@@ -261,11 +268,11 @@ static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 	/* 0 once unregistering: its exit would not find it */
 	u64 hdr = READ_ONCE(fp->hdr);
 
-	if (unlikely(fprobe_disabled(fp) || !hdr))
+	if (unlikely((fp->flags & FPROBE_FL_DISABLED) || !hdr))
 		return 0;
 	*(u64 *)data = hdr;
 	if (fp->entry_handler)
-		return fprobe_entry_handler(fp, trace->func, fregs, data);
+		return fprobe_entry_handler(trace, gops, op, fregs, data);
 	local_inc(this_cpu_ptr(fp->pending));
 	return 1;
 }
@@ -273,70 +280,86 @@ static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 NOKPROBE_SYMBOL(fprobe_entry);
 
 /*
- * Run the exit of @fp, whose entry reserved @block, with @words words of
- * entry data after its header; unless refused as recursion (@bit < 0).
+ * Run the exit handler of @fp, whose handler does not guard itself, under
+ * ftrace's recursion protection: whatever it calls that is probed too is
+ * then refused (and counted) at entry, and cannot bring it back here.
  */
-static __always_inline void fprobe_run_exit(struct fprobe *fp, unsigned long *block,
-					    int words, unsigned long ip, unsigned long ret_ip,
-					    struct ftrace_regs *fregs, int bit)
+static noinline void fprobe_exit_protected(struct fprobe *fp, void *data, unsigned long ip,
+					   unsigned long ret_ip, struct ftrace_regs *fregs)
 {
-	local_dec(this_cpu_ptr(fp->pending));
-	/* an entry that ran gets its exit, even if @fp was disabled since */
-	if (bit < 0)
+	int bit = ftrace_test_recursion_trylock(ip, ret_ip);
+
+	if (bit < 0) {
 		atomic_long_inc(&fp->nmissed_recursion);
-	else
-		fp->exit_handler(fp, ip, ret_ip, fregs, words ? block + FPROBE_HDR_WORDS : NULL);
+		return;
+	}
+	fp->exit_handler(fp, ip, ret_ip, fregs, data);
+	ftrace_test_recursion_unlock(bit);
 }
 
-/* fprobe_exit_block() for a header that missed the id cache */
-static noinline void fprobe_exit_lookup(unsigned long *block, u64 hdr, unsigned long ip,
-					unsigned long ret_ip, struct ftrace_regs *fregs, int bit)
-{
-	struct fprobe *fp = xa_load(&fprobe_ids, FIELD_GET(FPROBE_HDR_ID, hdr));
+NOKPROBE_SYMBOL(fprobe_exit_protected);
 
+/*
+ * Run the exit of @fp, whose entry reserved @block, with @words words of
+ * entry data after its header: an entry that ran gets its exit, even if
+ * @fp was disabled since. A handler that guards itself against recursion
+ * (FPROBE_FL_EXIT_OWN_RECURSION) is called straight, as a tail call.
+ */
+static __always_inline void fprobe_run_exit(struct fprobe *fp, unsigned long *block,
+					    int words, unsigned long ip,
+					    struct ftrace_regs *fregs)
+{
+	unsigned long ret_ip = ftrace_regs_get_instruction_pointer(fregs);
+	void *data = words ? block + FPROBE_HDR_WORDS : NULL;
+
+	local_dec(this_cpu_ptr(fp->pending));
+	if (likely(fp->flags & FPROBE_FL_EXIT_OWN_RECURSION))
+		fp->exit_handler(fp, ip, ret_ip, fregs, data);
+	else
+		fprobe_exit_protected(fp, data, ip, ret_ip, fregs);
+}
+
+/*
+ * fprobe_return() for a header that missed the id cache. lib/xarray.c is
+ * traceable: xa_load() runs under ftrace's recursion protection, which
+ * lets a probe on what it calls fire once more at most (its transition
+ * level), so that the exit of such a probe that misses the cache as well
+ * looks itself up no further. If the protection refuses, every probe that
+ * xa_load() reaches is refused too.
+ */
+static noinline void fprobe_exit_lookup(unsigned long *block, u64 hdr, unsigned long ip,
+					struct ftrace_regs *fregs)
+{
+	struct fprobe *fp;
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, ftrace_regs_get_instruction_pointer(fregs));
+	fp = xa_load(&fprobe_ids, FIELD_GET(FPROBE_HDR_ID, hdr));
+	if (bit >= 0)
+		ftrace_test_recursion_unlock(bit);
 	if (fp && READ_ONCE(fp->hdr) == hdr)
-		fprobe_run_exit(fp, block, FIELD_GET(FPROBE_HDR_SIZE, hdr), ip, ret_ip, fregs, bit);
+		fprobe_run_exit(fp, block, FIELD_GET(FPROBE_HDR_SIZE, hdr), ip, fregs);
 }
 
 NOKPROBE_SYMBOL(fprobe_exit_lookup);
 
 /*
- * Run the exit of the fprobe that reserved @block, @size words, a header
- * and its entry data, if the header is that of a registered fprobe: not
- * if it was unregistered since (and counted then), nor if the block is
- * not the data its entry stores. Out of line, and ending in tail calls,
- * so that neither it nor fprobe_return() saves registers but for @bit.
- */
-static noinline void fprobe_exit_block(unsigned long *block, int size, unsigned long ip,
-				       unsigned long ret_ip, struct ftrace_regs *fregs, int bit)
-{
-	u64 hdr = *(u64 *)block;
-	int words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
-	u32 id = FIELD_GET(FPROBE_HDR_ID, hdr);
-	struct fprobe *fp;
-
-	/* not a block that fprobe_entry() filled */
-	if (size != FPROBE_HDR_WORDS + words)
-		return;
-	fp = rcu_dereference_sched(fprobe_id_cache[id % FPROBE_ID_CACHE]);
-	if (unlikely(!fp || READ_ONCE(fp->hdr) != hdr)) {
-		fprobe_exit_lookup(block, hdr, ip, ret_ip, fregs, bit);
-		return;
-	}
-	fprobe_run_exit(fp, block, words, ip, ret_ip, fregs, bit);
-}
-
-NOKPROBE_SYMBOL(fprobe_exit_block);
-
-/*
  * The return of a call that an fprobe hooked: fgraph gives each block, of
  * @size bytes, that the ftrace_ops of an fprobe left in the call's frame.
+ * The block's exit runs if its header is that of a registered fprobe: not
+ * if it was unregistered since (and counted then), nor if the block is not
+ * what its entry stores, a header and entry data of the size it gives.
+ * fgraph gives a return only to an owner of the slot that entered the
+ * call, except on 32-bit, where it keeps no epoch: there a block that an
+ * earlier owner reserved can come here; its size tells.
  */
 static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops,
 			  struct ftrace_regs *fregs, void *data, int size)
 {
-	unsigned long ip = trace->func, ret_ip;
-	int bit;
+	unsigned long *block = data;
+	u64 hdr = *(u64 *)block;
+	int words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
+	struct fprobe *fp;
 
 	if (WARN_ON_ONCE(!fregs))
 		return;
@@ -346,17 +369,15 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 	 */
 	if (unlikely(!ftrace_rcu_is_watching()))
 		return;
-	ret_ip = ftrace_regs_get_instruction_pointer(fregs);
-
-	bit = ftrace_test_recursion_trylock(ip, ret_ip);
-	/*
-	 * fgraph gives a return only to an owner of the slot that entered
-	 * the call, except on 32-bit, where it keeps no epoch: there a block
-	 * that an earlier owner reserved can come here; its size tells.
-	 */
-	fprobe_exit_block(data, size / sizeof(long), ip, ret_ip, fregs, bit);
-	if (bit >= 0)
-		ftrace_test_recursion_unlock(bit);
+	if (unlikely(size != (FPROBE_HDR_WORDS + words) * sizeof(long)))
+		return;
+	fp = rcu_dereference_sched(fprobe_id_cache[FIELD_GET(FPROBE_HDR_ID, hdr) %
+						   FPROBE_ID_CACHE]);
+	if (unlikely(!fp || READ_ONCE(fp->hdr) != hdr)) {
+		fprobe_exit_lookup(block, hdr, trace->func, fregs);
+		return;
+	}
+	fprobe_run_exit(fp, block, words, trace->func, fregs);
 }
 
 NOKPROBE_SYMBOL(fprobe_return);

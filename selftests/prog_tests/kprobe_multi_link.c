@@ -156,6 +156,53 @@ out:
 	kprobe_multi_link_bpf__destroy(skel);
 }
 
+/*
+ * The same nested call from an exit run. fpm_test_inner() returns inside
+ * the module's fprobe handler, and its exit run calls
+ * bpf_get_current_comm(), which the link probes too. Exit runs are not
+ * under ftrace's recursion protection (BPF keeps a program from running
+ * inside another), so the helper's call is hooked, not refused: its own
+ * exit run is what BPF refuses, in the program's recursion_misses, and the
+ * link misses nothing.
+ */
+static const char * const nested_exit_funcs[] = { "bpf_get_current_comm", "fpm_test_inner" };
+
+static void test_missed_exit(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = (const char **)nested_exit_funcs,
+		    .cnt = 2, .retprobe = true);
+	struct kprobe_multi_link_bpf *skel;
+	struct bpf_link_info info = {};
+	struct bpf_prog_info pinfo = {};
+	__u32 len = sizeof(info), plen = sizeof(pinfo);
+	struct bpf_link *link = NULL;
+	char buf[128];
+
+	skel = kprobe_multi_link_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load kprobe_multi_link"))
+		return;
+	skel->bss->target_tgid = getpid();
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.call_probed_helper_exit,
+						     NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach kretprobe.multi"))
+		goto out;
+
+	if (!ASSERT_OK(fpm_run("nest 5", buf, sizeof(buf)), "nest 5"))
+		goto out;
+	ASSERT_STREQ(buf, nest_result, "the module's fprobe called fpm_test_inner(5)");
+	ASSERT_EQ(skel->bss->nested_exit_runs, 1, "exit runs: fpm_test_inner only");
+	if (ASSERT_OK(bpf_prog_get_info_by_fd(bpf_program__fd(skel->progs.call_probed_helper_exit),
+					      &pinfo, &plen), "prog_info"))
+		ASSERT_EQ(pinfo.recursion_misses, 1, "the helper's exit run, refused by BPF");
+	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info")) {
+		ASSERT_EQ(info.kprobe_multi.missed, 0, "missed: none");
+		ASSERT_EQ(info.kprobe_multi.missed_recursion, 0, "missed_recursion: none");
+	}
+out:
+	bpf_link__destroy(link);
+	kprobe_multi_link_bpf__destroy(skel);
+}
+
 struct km_err {
 	const char *name;
 	int err;
@@ -230,6 +277,8 @@ void test_kprobe_multi_link(void)
 		test_module();
 	if (test__start_subtest("missed"))
 		test_missed();
+	if (test__start_subtest("missed_exit"))
+		test_missed_exit();
 	if (test__start_subtest("errors"))
 		test_errors();
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprobe.multi programs for prog_tests/kprobe_multi_link.c: the IP and
- * cookie of every hit in order, and a program that calls a helper which is
- * itself probed, so that the nested hit is refused as recursion.
+ * cookie of every hit in order, and programs that call a helper which is
+ * itself probed, at entry and at exit, so that the nested hit is refused
+ * as recursion.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -43,6 +44,18 @@ int call_probed_helper(struct pt_regs *ctx)
 	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
 		return 0;
 	__sync_fetch_and_add(&nested_runs, 1);
+	bpf_get_current_comm(comm, sizeof(comm));
+	return 0;
+}
+
+__u64 nested_exit_runs;
+
+SEC("kretprobe.multi")
+int call_probed_helper_exit(struct pt_regs *ctx)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	__sync_fetch_and_add(&nested_exit_runs, 1);
 	bpf_get_current_comm(comm, sizeof(comm));
 	return 0;
 }
