@@ -287,16 +287,18 @@ static __always_inline int fprobe_link_prog_run(struct bpf_fprobe_link *link,
 	void *ctx = fregs;
 	int ret = 1;
 
-	/* fprobe handlers run with preemption disabled. */
-	cant_sleep();
-
-	fprobe_run_ctx_init(&run_ctx, link, fentry_ip, fregs, is_return, words, session);
+	/*
+	 * fprobe handlers run with preemption disabled. Not cant_sleep():
+	 * __cant_sleep() is traceable, and an exit run calls it unguarded.
+	 */
+	lockdep_assert_preemption_disabled();
 
 	if (unlikely(__this_cpu_inc_return(bpf_prog_active) != 1)) {
 		bpf_prog_inc_misses_counter(link->link.prog);
 		goto out;
 	}
 
+	fprobe_run_ctx_init(&run_ctx, link, fentry_ip, fregs, is_return, words, session);
 	if (link->pt_regs) {
 		run_ctx.regs = ftrace_partial_regs(fregs, this_cpu_ptr(&bpf_fprobe_link_pt_regs));
 		run_ctx.known = FPROBE_RUN_REGS;
@@ -1343,10 +1345,11 @@ static int bpf_fprobe_link_attach(struct bpf_prog *prog,
 	data_size = (req->saved_args + link->session_words) * sizeof(u64);
 	if (req->mode != FPROBE_LINK_RETURN || data_size)
 		link->fp.entry_handler = fprobe_link_entry;
-	if (req->mode != FPROBE_LINK_ENTRY)
+	if (req->mode != FPROBE_LINK_ENTRY) {
 		link->fp.exit_handler = fprobe_link_exit;
-	/* bpf_prog_active keeps a run from nesting: see fprobe_link_prog_run() */
-	link->fp.flags = FPROBE_FL_EXIT_OWN_RECURSION;
+		/* bpf_prog_active keeps a run from nesting: see fprobe_link_prog_run() */
+		link->fp.flags |= FPROBE_FL_EXIT_OWN_RECURSION;
+	}
 	link->fp.entry_data_size = data_size;
 
 	err = fprobe_link_hook(link, counts, &names);

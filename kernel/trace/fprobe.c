@@ -27,11 +27,12 @@
  * exit is skipped at no cost. The exit handler runs under ftrace's
  * recursion protection, as the entry's handlers do, unless the fprobe has
  * FPROBE_FL_EXIT_OWN_RECURSION: then fprobe_return() checks the block and
- * ends in a tail call to the handler. fprobe keeps each registered fprobe's header
- * in it (fp->hdr) and writes it whole. When the task's stack has no room, fgraph
- * tells fprobe_missed(), and the fprobe counts the call in its
- * nmissed_stack. At the return, fgraph hands fprobe_return() each block
- * of the frame, the last reserved first, and it runs that block's exit.
+ * ends in a tail call to the handler, and calls nothing traceable before
+ * it. fprobe keeps each registered fprobe's header in it (fp->hdr) and
+ * writes it whole. When the task's stack has no room, fgraph tells
+ * fprobe_missed(), and the fprobe counts the call in its nmissed_stack.
+ * At the return, fgraph hands fprobe_return() each block of the frame,
+ * the last reserved first, and it runs that block's exit.
  *
  * The header names the fprobe by id, not by pointer. Ids come from an
  * allocating xarray, cyclically, and are removed from it at unregister, so
@@ -169,8 +170,7 @@ static __always_inline int fprobe_call_entry(struct fprobe *fp, unsigned long ip
 					     unsigned long ret_ip,
 					     struct ftrace_regs *fregs, void *data)
 {
-	/* fp->flags: fprobe_shared_with_kprobes() would test fp for NULL too */
-	if (!(fp->flags & FPROBE_FL_KPROBE_SHARED))
+	if (!fprobe_shared_with_kprobes(fp))
 		return fp->entry_handler(fp, ip, ret_ip, fregs, data);
 	return fprobe_call_entry_kprobes(fp, ip, ret_ip, fregs, data);
 }
@@ -234,8 +234,8 @@ static __always_inline unsigned long fprobe_entry_ret_ip(struct ftrace_regs *fre
 /*
  * fprobe_entry() for an fprobe with an entry handler, whose header it
  * wrote: run the handler with the block's entry data. Out of line, so that
- * the entry of an fprobe without entry handler saves no registers, and
- * with fprobe_entry()'s arguments, so that it is called with a jump.
+ * the entry of an fprobe without entry handler saves no registers; it
+ * takes fprobe_entry()'s arguments, which that passes on as they are.
  */
 static noinline int fprobe_entry_handler(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 					 struct ftrace_ops *op, struct ftrace_regs *fregs,
@@ -268,7 +268,7 @@ static int fprobe_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 	/* 0 once unregistering: its exit would not find it */
 	u64 hdr = READ_ONCE(fp->hdr);
 
-	if (unlikely((fp->flags & FPROBE_FL_DISABLED) || !hdr))
+	if (unlikely(fprobe_disabled(fp) || !hdr))
 		return 0;
 	*(u64 *)data = hdr;
 	if (fp->entry_handler)
@@ -357,9 +357,9 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 			  struct ftrace_regs *fregs, void *data, int size)
 {
 	unsigned long *block = data;
-	u64 hdr = *(u64 *)block;
-	int words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
 	struct fprobe *fp;
+	int words;
+	u64 hdr;
 
 	if (WARN_ON_ONCE(!fregs))
 		return;
@@ -369,10 +369,20 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 	 */
 	if (unlikely(!ftrace_rcu_is_watching()))
 		return;
+	/* a one-word block of another owner on 32-bit: no header to read */
+	if (!IS_ENABLED(CONFIG_64BIT) && unlikely(size < sizeof(hdr)))
+		return;
+	hdr = *(u64 *)block;
+	words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
 	if (unlikely(size != (FPROBE_HDR_WORDS + words) * sizeof(long)))
 		return;
-	fp = rcu_dereference_sched(fprobe_id_cache[FIELD_GET(FPROBE_HDR_ID, hdr) %
-						   FPROBE_ID_CACHE]);
+	/*
+	 * No lockdep check: rcu_read_lock_sched_held() is traceable, and with
+	 * FPROBE_FL_EXIT_OWN_RECURSION nothing guards this return against a
+	 * probe on it
+	 */
+	fp = rcu_dereference_raw_check(fprobe_id_cache[FIELD_GET(FPROBE_HDR_ID, hdr) %
+						       FPROBE_ID_CACHE]);
 	if (unlikely(!fp || READ_ONCE(fp->hdr) != hdr)) {
 		fprobe_exit_lookup(block, hdr, trace->func, fregs);
 		return;

@@ -5,8 +5,10 @@
  * A kretprobe on a function's ftrace site enters through kprobes' ftrace_ops
  * like any such kprobe. Its pre-handler, pre_handler_kretprobe_fgraph(),
  * does not take a rethook instance: it hooks the call's return on the
- * fgraph shadow stack with fgraph_hook_enter(), for kretprobe_graph_ops,
- * the one fgraph owner of all kretprobes. It joins the frame that another
+ * fgraph shadow stack, for kretprobe_graph_ops, the one fgraph owner of
+ * all kretprobes: with fgraph_hook_return() in one step, or, for a
+ * kretprobe with an entry handler, which may refuse the return, with
+ * fgraph_hook_enter() and fgraph_hook_commit() around it. It joins the frame that another
  * hook of the call pushed (the function graph tracer, an fprobe), or
  * pushes one, which they then join: a call is hooked once. Its instance
  * lives in its block in that frame:
@@ -31,9 +33,10 @@
  *
  * At the return, fgraph gives kretprobe_fgraph_return() the block, with the
  * ftrace_regs of its return_to_handler; the return handler gets a pt_regs
- * built from them (ftrace_regs_fill_return_regs()), and runs as the
- * current kprobe, as it does on rethook; the return value it leaves there
- * is the call's (ftrace_regs_apply_return_regs()).
+ * made of them in place (arch_ftrace_return_regs_begin()), and runs as
+ * the current kprobe, as it does on rethook; the return value it leaves
+ * there is the call's, and the rest is as it was for the other return
+ * callbacks of the frame (arch_ftrace_return_regs_end()).
  *
  * The header names the kretprobe by id, which comes from an allocating
  * xarray, cyclically: a return still pending when its kretprobe goes away
@@ -101,9 +104,10 @@ static __always_inline void kretprobe_fgraph_missed(struct kretprobe *rp,
 }
 
 /*
- * kretprobe_graph_ops hooks calls with fgraph_hook_enter(), from the
- * kretprobes' pre-handlers, and no ftrace_ops hands it calls; it has an
- * entry callback because an owner that hooks calls itself has both.
+ * kretprobe_graph_ops hooks calls from the kretprobes' pre-handlers
+ * (fgraph_hook_return(), fgraph_hook_enter()), and no ftrace_ops hands it
+ * calls; it has an entry callback because an owner that hooks calls
+ * itself has both.
  */
 static int kretprobe_fgraph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops,
 				  struct ftrace_ops *op, struct ftrace_regs *fregs,
@@ -131,6 +135,45 @@ static unsigned int kretprobe_fgraph_words(struct kretprobe *rp)
 			    sizeof(long));
 }
 
+/* Fill @blk, @rp's block for a call that returns to @ret from @retp */
+static __always_inline void kretprobe_fgraph_fill(struct kretprobe_fgraph_block *blk,
+						  struct kretprobe *rp, u64 hdr,
+						  unsigned long ret, unsigned long *retp)
+{
+	blk->hdr = hdr;
+	blk->rp = rp;
+	blk->ri.node.rethook = NULL;
+	blk->ri.node.ret_addr = ret;
+	blk->ri.node.frame = (unsigned long)retp;
+}
+
+/*
+ * Hook the return for @rp, which has an entry handler, with blocks of
+ * header @hdr: the handler sees its instance, filled, in its block, and
+ * may refuse the return. The block; NULL if refused, or an error from
+ * fgraph_hook_enter(). Out of line: the others hook in one call.
+ */
+static noinline struct kretprobe_fgraph_block *
+kretprobe_fgraph_hook_entry(struct kretprobe *rp, struct pt_regs *regs, u64 hdr,
+			    unsigned long *retp)
+{
+	struct kretprobe_fgraph_block *blk;
+	/* fgraph_hook_enter() fills it in */
+	struct fgraph_hook hook __uninitialized;
+	bool keep;
+
+	blk = fgraph_hook_enter(&kretprobe_graph_ops, &hook, (unsigned long)rp->kp.addr, retp,
+				0, FIELD_GET(KRETPROBE_HDR_WORDS, hdr) * sizeof(long));
+	if (IS_ERR(blk))
+		return blk;
+	kretprobe_fgraph_fill(blk, rp, hdr, hook.ret, retp);
+	keep = !rp->entry_handler(&blk->ri, regs);
+	fgraph_hook_commit(&kretprobe_graph_ops, &hook, keep);
+	return keep ? blk : NULL;
+}
+
+NOKPROBE_SYMBOL(kretprobe_fgraph_hook_entry);
+
 /**
  * pre_handler_kretprobe_fgraph - the entry of a kretprobe on the shadow stack
  * @p: the kretprobe's kprobe
@@ -150,28 +193,25 @@ int pre_handler_kretprobe_fgraph(struct kprobe *p, struct pt_regs *regs)
 	/* 0 once unregistering: its return would not find it */
 	u64 hdr = READ_ONCE(rp->fgraph.hdr);
 	struct kretprobe_fgraph_block *blk;
-	/* fgraph_hook_enter() fills it in */
-	struct fgraph_hook hook __uninitialized;
-	bool keep;
+	unsigned long ret;
 
 	if (unlikely(!hdr))
 		return 0;
 	/* no architecture with HAVE_KRETPROBE_FGRAPH tests the frame pointer */
-	blk = fgraph_hook_enter(&kretprobe_graph_ops, &hook, (unsigned long)p->addr, retp, 0,
-				FIELD_GET(KRETPROBE_HDR_WORDS, hdr) * sizeof(long));
+	if (rp->entry_handler) {
+		blk = kretprobe_fgraph_hook_entry(rp, regs, hdr, retp);
+	} else {
+		blk = fgraph_hook_return(&kretprobe_graph_ops, (unsigned long)p->addr, retp, 0,
+					 FIELD_GET(KRETPROBE_HDR_WORDS, hdr) * sizeof(long), &ret);
+		if (!IS_ERR(blk))
+			kretprobe_fgraph_fill(blk, rp, hdr, ret, retp);
+	}
 	if (IS_ERR(blk)) {
 		kretprobe_fgraph_missed(rp, PTR_ERR(blk) == -ENOSPC ?
 					&rp->fgraph.nmissed_stack : &rp->fgraph.nmissed_other);
 		return 0;
 	}
-	blk->hdr = hdr;
-	blk->rp = rp;
-	blk->ri.node.rethook = NULL;
-	blk->ri.node.ret_addr = hook.ret;
-	blk->ri.node.frame = (unsigned long)retp;
-	keep = !rp->entry_handler || !rp->entry_handler(&blk->ri, regs);
-	fgraph_hook_commit(&kretprobe_graph_ops, &hook, keep);
-	if (keep)
+	if (blk)
 		this_cpu_inc(*rp->fgraph.pending);
 	return 0;
 }
@@ -204,8 +244,8 @@ static __always_inline void kretprobe_fgraph_run(struct kretprobe *rp,
 						 struct kretprobe_fgraph_block *blk,
 						 struct ftrace_regs *fregs)
 {
-	/* every field is set below */
-	struct pt_regs regs __uninitialized;
+	unsigned long ip, sp, bp;
+	struct pt_regs *regs;
 
 	this_cpu_dec(*rp->fgraph.pending);
 	if (unlikely(kprobe_running())) {
@@ -214,17 +254,20 @@ static __always_inline void kretprobe_fgraph_run(struct kretprobe *rp,
 	}
 	if (!rp->handler)
 		return;
-	ftrace_regs_fill_return_regs(fregs, &regs);
-	if (unlikely(is_rethook_trampoline(instruction_pointer(&regs))))
-		kretprobe_fgraph_rethook_ip(&regs, blk);
+	sp = ftrace_regs_get_stack_pointer(fregs);
+	bp = ftrace_regs_get_frame_pointer(fregs);
+	regs = arch_ftrace_return_regs_begin(fregs);
+	if (unlikely(is_rethook_trampoline(instruction_pointer(regs))))
+		kretprobe_fgraph_rethook_ip(regs, blk);
 	/* the caller's address, also where the entry pushed over another hook's */
-	blk->ri.node.ret_addr = instruction_pointer(&regs);
+	ip = instruction_pointer(regs);
+	blk->ri.node.ret_addr = ip;
 	__this_cpu_write(current_kprobe, &rp->kp);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-	rp->handler(&blk->ri, &regs);
-	__this_cpu_write(current_kprobe, NULL);
 	/* as on rethook, the handler may change the return value */
-	ftrace_regs_apply_return_regs(fregs, &regs);
+	rp->handler(&blk->ri, regs);
+	__this_cpu_write(current_kprobe, NULL);
+	arch_ftrace_return_regs_end(fregs, ip, sp, bp);
 }
 
 /*
@@ -272,8 +315,12 @@ static void kretprobe_fgraph_return(struct ftrace_graph_ret *trace, struct fgrap
 	/* not a block that the pre-handler filled */
 	if (unlikely(size != FIELD_GET(KRETPROBE_HDR_WORDS, hdr) * sizeof(long)))
 		return;
-	rp = rcu_dereference_sched(kretprobe_id_cache[FIELD_GET(KRETPROBE_HDR_ID, hdr) %
-						      KRETPROBE_ID_CACHE]);
+	/*
+	 * No lockdep check: rcu_read_lock_sched_held() is traceable, and its
+	 * return would come back here, nested, with nothing to stop it
+	 */
+	rp = rcu_dereference_raw_check(kretprobe_id_cache[FIELD_GET(KRETPROBE_HDR_ID, hdr) %
+							  KRETPROBE_ID_CACHE]);
 	if (unlikely(!rp || rp != blk->rp || READ_ONCE(rp->fgraph.hdr) != hdr)) {
 		rp = kretprobe_fgraph_lookup(hdr, blk->rp);
 		if (!rp)

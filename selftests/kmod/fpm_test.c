@@ -92,6 +92,13 @@
  *                 The return handler checks the entry data, the return
  *                 value, the return address and stack pointer in its
  *                 pt_regs, and that it runs as the current kprobe.
+ *   krnoentry N   a classic kretprobe without entry handler (its return
+ *                 hooked in one step) on fpm_test_recurse(16): N = 0
+ *                 alone, N = 1 with an fprobe with exit handler registered
+ *                 after it, N = 2 before it, N = 3 alone, raising the
+ *                 outermost return value by 1000. The return handler
+ *                 checks the return value, address and stack pointer in
+ *                 its pt_regs, kernel mode, and get_kretprobe().
  *   krfallback N  "kretprobe 0" where rethook serves instead of the shadow
  *                 stack (fgraph=0), with maxactive 17: N = 0 with a data
  *                 pouch of 200 bytes, more than fits; N = 1 on
@@ -901,6 +908,7 @@ static struct {
 	bool recurse;	/* on fpm_test_recurse(), else on fpm_test_sleep() */
 	bool override;	/* add 1000 to the outermost call's return value */
 	struct kretprobe *rp;
+	unsigned long last_sp;	/* "krnoentry": the previous return's */
 } kr;
 
 struct kr_data {
@@ -960,6 +968,41 @@ static int kr_exit(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /*
+ * Register @krp, and @fp on fpm_test_recurse() after it (@order 1) or
+ * before it (2), or @krp alone (any other @order).
+ */
+static int kr_register_with(struct kretprobe *krp, struct fprobe *fp, int order)
+{
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	int ret;
+
+	if (order == 2) {
+		ret = register_fprobe_ips(fp, &addr, 1);
+		if (ret)
+			return ret;
+	}
+	ret = register_kretprobe(krp);
+	if (!ret && order == 1) {
+		ret = register_fprobe_ips(fp, &addr, 1);
+		if (ret)
+			unregister_kretprobe(krp);
+	}
+	if (ret && order == 2)
+		unregister_fprobe(fp);
+	return ret;
+}
+
+/* Undo kr_register_with(), in the reverse order */
+static void kr_unregister_with(struct kretprobe *krp, struct fprobe *fp, int order)
+{
+	if (order == 1)
+		unregister_fprobe(fp);
+	unregister_kretprobe(krp);
+	if (order == 2)
+		unregister_fprobe(fp);
+}
+
+/*
  * A classic kretprobe on fpm_test_recurse(16) alone (@mode 0), with an
  * fprobe registered after it (1) or before it (2); on fpm_test_sleep()
  * called from CPU 0 (3); on fpm_test_recurse(@mode) for a @mode over 3,
@@ -978,38 +1021,21 @@ static int run_kretprobe(int mode)
 		.exit_handler = rec_exit,
 		.entry_data_size = 2 * sizeof(long),
 	};
-	unsigned long addr = (unsigned long)fpm_test_recurse;
 	int ret, val = 0, before, after;
 	bool fgraph;
 
 	memset(&kr, 0, sizeof(kr));
 	kr.recurse = mode != 3;
 	kr.rp = &krp;
-	if (mode == 2) {
-		ret = register_fprobe_ips(&fp, &addr, 1);
-		if (ret)
-			return ret;
-	}
-	ret = register_kretprobe(&krp);
+	ret = kr_register_with(&krp, &fp, mode);
 	if (ret)
-		goto out_fprobe;
-	if (mode == 1) {
-		ret = register_fprobe_ips(&fp, &addr, 1);
-		if (ret)
-			goto out_kretprobe;
-	}
+		return ret;
 	fgraph = kretprobe_on_fgraph(&krp);
 	if (mode == 3)
 		ret = sleep_from_cpu0(41, &val, &before, &after);
 	else
 		val = fpm_test_recurse(mode > 3 ? mode : 16);
-	if (mode == 1)
-		unregister_fprobe(&fp);
-out_kretprobe:
-	unregister_kretprobe(&krp);
-out_fprobe:
-	if (mode == 2)
-		unregister_fprobe(&fp);
+	kr_unregister_with(&krp, &fp, mode);
 	if (ret)
 		return ret;
 	snprintf(fpm_result, sizeof(fpm_result),
@@ -1020,6 +1046,67 @@ out_fprobe:
 		 mode == 1 || mode == 2 ? atomic_read(&cnt.max_frames) : atomic_read(&kr.frames),
 		 kr.entry_cpu, kr.exit_cpu, krp.nmissed, kretprobe_causes(&krp, fgraph),
 		 atomic_read(&cnt.exits),
+		 atomic_read(&cnt.bad_data) + atomic_read(&cnt.bad_ret));
+	return 0;
+}
+
+/*
+ * A return of "krnoentry", whose kretprobe has no entry handler: the n-th
+ * return, the innermost first, is that of fpm_test_recurse(n), which
+ * returns n, one frame further up the stack than the one before.
+ */
+static int krn_exit(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	int n = atomic_inc_return(&kr.exits) - 1;
+	unsigned long sp = kernel_stack_pointer(regs);
+
+	kr.exit_cpu = raw_smp_processor_id();
+	if (get_kretprobe(ri) != kr.rp)
+		atomic_inc(&kr.bad_data);
+	else if ((int)regs_return_value(regs) != n || user_mode(regs) ||
+		 instruction_pointer(regs) != get_kretprobe_retaddr(ri) ||
+		 kr_hooked_ip(instruction_pointer(regs)) || sp <= kr.last_sp)
+		atomic_inc(&kr.bad_ret);
+	kr.last_sp = sp;
+	if (kr.override && n == 16)
+		regs_set_return_value(regs, regs_return_value(regs) + 1000);
+	return 0;
+}
+
+/*
+ * A classic kretprobe without entry handler, which hooks the return in one
+ * step, on fpm_test_recurse(16): alone (@mode 0), with an fprobe
+ * registered after it (1) or before it (2), or alone with the outermost
+ * return value raised by 1000 (3).
+ */
+static int run_krnoentry(int mode)
+{
+	struct kretprobe krp = {
+		.kp.symbol_name = "fpm_test_recurse",
+		.handler = krn_exit,
+	};
+	struct fprobe fp = {
+		.entry_handler = rec_entry,
+		.exit_handler = rec_exit,
+		.entry_data_size = 2 * sizeof(long),
+	};
+	bool fgraph;
+	int ret, val;
+
+	memset(&kr, 0, sizeof(kr));
+	kr.rp = &krp;
+	kr.override = mode == 3;
+	ret = kr_register_with(&krp, &fp, mode);
+	if (ret)
+		return ret;
+	fgraph = kretprobe_on_fgraph(&krp);
+	val = fpm_test_recurse(16);
+	kr_unregister_with(&krp, &fp, mode);
+	snprintf(fpm_result, sizeof(fpm_result),
+		 "ret=%d exits=%d bad_data=%d bad_ret=%d frames=%d nmissed=%d%s fprobe_exits=%d fprobe_bad=%d\n",
+		 val, atomic_read(&kr.exits), atomic_read(&kr.bad_data),
+		 atomic_read(&kr.bad_ret), atomic_read(&cnt.max_frames), krp.nmissed,
+		 kretprobe_causes(&krp, fgraph), atomic_read(&cnt.exits),
 		 atomic_read(&cnt.bad_data) + atomic_read(&cnt.bad_ret));
 	return 0;
 }
@@ -1421,6 +1508,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_args();
 	else if (!strcmp(name, "kretprobe") && arg >= 0 && arg <= 4096)
 		ret = run_kretprobe(arg);
+	else if (!strcmp(name, "krnoentry") && arg >= 0 && arg <= 3)
+		ret = run_krnoentry(arg);
 	else if (!strcmp(name, "krfallback") && arg >= 0 && arg <= 3)
 		ret = run_krfallback(arg, false);
 	else if (!strcmp(name, "kroverride") && (arg == 0 || arg == 2))

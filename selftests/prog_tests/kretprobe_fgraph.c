@@ -3,7 +3,8 @@
  * Classic kretprobes (register_kretprobe()) on the fgraph shadow stack,
  * driven through the fpm_test module (selftests/kmod/fpm_test.c): 17 nested
  * calls with an entry handler that stores per-level data and refuses the
- * returns of the odd levels; the same while an fprobe hooks the calls too,
+ * returns of the odd levels, and without entry handler (the return hooked
+ * in one step); the same while an fprobe hooks the calls too,
  * registered after the kretprobe or before it, so that one joins the
  * frames the other pushed (one frame per call, whichever comes first), and
  * with the function_graph tracer on the function as well; a
@@ -39,6 +40,24 @@ static void test_with_fprobe(int mode)
 	scenario_check("ret=16 entries=17 refused=8 exits=9 bad_data=0 bad_ret=0 nmissed=0");
 	/* 17 calls, 17 frames: both hooks of a call share its frame */
 	scenario_check("frames=17 fprobe_exits=17 fprobe_bad=0 fgraph=1");
+}
+
+/*
+ * Without entry handler, the return is hooked in one step: 17 returns,
+ * each with its value, address and stack pointer; alone (@mode 0), with an
+ * fprobe registered after (1) or before (2) the kretprobe, one frame per
+ * call, and alone with the outermost value raised by 1000 (3).
+ */
+static void test_no_entry_handler(int mode)
+{
+	if (!scenario_run_arg("krnoentry", mode))
+		return;
+	scenario_check(mode == 3 ? "ret=1016 exits=17" : "ret=16 exits=17");
+	scenario_check("bad_data=0 bad_ret=0 nmissed=0 fgraph=1 stack=0 recursion=0 other=0");
+	if (mode == 1 || mode == 2)
+		scenario_check("frames=17 fprobe_exits=17 fprobe_bad=0");
+	else
+		scenario_check("frames=0 fprobe_exits=0 fprobe_bad=0");
 }
 
 static void test_migrate(void)
@@ -266,6 +285,14 @@ void test_kretprobe_fgraph(void)
 		test_with_fprobe(1);
 	if (test__start_subtest("fprobe_joins_frames"))
 		test_with_fprobe(2);
+	if (test__start_subtest("no_entry_handler"))
+		test_no_entry_handler(0);
+	if (test__start_subtest("no_entry_handler_joins_fprobe"))
+		test_no_entry_handler(1);
+	if (test__start_subtest("no_entry_handler_fprobe_joins"))
+		test_no_entry_handler(2);
+	if (test__start_subtest("no_entry_handler_override"))
+		test_no_entry_handler(3);
 	if (test__start_subtest("sleep_and_migrate"))
 		test_migrate();
 	if (test__start_subtest("stack_exhaustion"))
