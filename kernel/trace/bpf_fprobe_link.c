@@ -353,9 +353,9 @@ static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
 			     void *data)
 {
 	struct bpf_fprobe_link *link;
-	u32 i, n, saved;
-	u64 *words = data;
 	enum fprobe_link_mode mode;
+	u64 *words = data;
+	u32 n, saved;
 	int ret;
 
 	link = container_of(fp, struct bpf_fprobe_link, fp);
@@ -364,8 +364,14 @@ static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
 	n = link->session_words;
 	mode = link->mode;
 	fprobe_link_save_args(words, fregs, saved);
-	for (i = 0; i < n; i++)
-		words[saved + i] = 0;
+	/* most have one session word, bpf_session_cookie()'s: no loop for it */
+	if (n) {
+		u64 *session = words + saved;
+
+		session[0] = 0;
+		if (unlikely(n > 1))
+			memset(session + 1, 0, (n - 1) * sizeof(*session));
+	}
 	if (mode == FPROBE_LINK_RETURN)
 		return 0;
 

@@ -43,9 +43,10 @@
  * keeps a per-CPU count of the headers written minus the exits that found
  * it, and unregister_fprobe() adds what is left to its nmissed_other.
  *
- * The exit side trusts a block only if it is exactly a header and the
- * entry data of the size the header gives, which is the entry data size
- * of the fprobe it names.
+ * The exit side trusts a block only if its header is that of a
+ * registered fprobe, whose entry data size it gives. On 32-bit, where
+ * fgraph can hand over a block that an earlier owner of its slot
+ * reserved, the block must also be exactly that header and data.
  *
  * A module going away takes its functions out of every fprobe's filter
  * (see fprobe_module_notify()), so that none outlives them.
@@ -369,12 +370,18 @@ static void fprobe_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gop
 	 */
 	if (unlikely(!ftrace_rcu_is_watching()))
 		return;
-	/* a one-word block of another owner on 32-bit: no header to read */
+	/*
+	 * A block of an earlier owner of the slot, which comes here only on
+	 * 32-bit, is not a header and the data of the size it gives. On
+	 * 64-bit, the block is one that fprobe_entry() wrote, and the lookup
+	 * below finds an fprobe only for its header, size included.
+	 */
 	if (!IS_ENABLED(CONFIG_64BIT) && unlikely(size < sizeof(hdr)))
 		return;
 	hdr = *(u64 *)block;
 	words = FIELD_GET(FPROBE_HDR_SIZE, hdr);
-	if (unlikely(size != (FPROBE_HDR_WORDS + words) * sizeof(long)))
+	if (!IS_ENABLED(CONFIG_64BIT) &&
+	    unlikely(size != (FPROBE_HDR_WORDS + words) * sizeof(long)))
 		return;
 	/*
 	 * No lockdep check: rcu_read_lock_sched_held() is traceable, and with
