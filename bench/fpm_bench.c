@@ -661,16 +661,49 @@ static void detach_memory(struct bpf_link **links, size_t nr)
 	free(links);
 }
 
+/*
+ * Fork @n children into @pids, each asleep until @pipefd's write end is
+ * closed: how many were forked.
+ */
+static int fork_sleepers(pid_t *pids, int n, int pipefd[2])
+{
+	char c;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			close(pipefd[1]);
+			/* sleeps until the parent closes the pipe */
+			_exit(read(pipefd[0], &c, 1) < 0);
+		}
+		if (pids[i] < 0) {
+			fail("memory", "fork", errno);
+			return i;
+		}
+	}
+	return n;
+}
+
+/*
+ * The memory of one link on @cnt functions, with @tasks sleeping tasks
+ * forked before it; then what @tasks more forked after it cost, once
+ * fgraph gave back what their forks added to its pool (FORK_SETTLE_S: it
+ * holds them for a second after the last fork). On the base kernel the
+ * second figure is what a fork costs anyway.
+ */
+#define FORK_SETTLE_S 3
+
 static void run_memory(enum multi kind, int tasks, size_t cnt)
 {
-	struct meminfo before, after;
+	struct meminfo before, after, forked;
+	int pipefd[2], nr, old = 0, young = 0;
 	struct bpf_link **links;
-	int pipefd[2], i, nr;
 	const char **syms;
 	size_t nr_links;
 	pid_t *pids;
-	char c;
 	long got;
+	int i;
 
 	/* the base kernel has the kprobe links, not the fprobe.multi ones */
 	if (kind != KRETPROBE_MULTI && kind != KRETPROBE && !fprobe) {
@@ -680,26 +713,13 @@ static void run_memory(enum multi kind, int tasks, size_t cnt)
 		rec_end();
 		return;
 	}
-	pids = calloc(tasks, sizeof(*pids));
+	pids = calloc(2 * tasks, sizeof(*pids));
 	syms = sample(cnt);
 	if (!pids || !syms || pipe(pipefd)) {
 		fail("memory", "setup", errno ?: ENOMEM);
-		return;
+		goto out_free;
 	}
-	for (i = 0; i < tasks; i++) {
-		pids[i] = fork();
-		if (pids[i] == 0) {
-			close(pipefd[1]);
-			/* sleeps until the parent closes the pipe */
-			_exit(read(pipefd[0], &c, 1) < 0);
-		}
-		if (pids[i] < 0) {
-			fail("memory", "fork", errno);
-			tasks = i;
-			break;
-		}
-	}
-	close(pipefd[0]);
+	old = fork_sleepers(pids, tasks, pipefd);
 	/* let the children reach their read() and RCU settle */
 	sleep(1);
 	nr = count_tasks();
@@ -719,6 +739,12 @@ static void run_memory(enum multi kind, int tasks, size_t cnt)
 		cnt = nr_links;
 	if (read_meminfo(&after)) {
 		fail("memory", "/proc/meminfo", errno);
+		goto detach;
+	}
+	young = fork_sleepers(pids + old, tasks, pipefd);
+	sleep(FORK_SETTLE_S);
+	if (read_meminfo(&forked)) {
+		fail("memory", "/proc/meminfo", errno);
 	} else if (got != (long)cnt) {
 		rec_error("memory", multi_names[kind],
 			  "the link holds %ld of %zu functions", got, cnt);
@@ -727,18 +753,25 @@ static void run_memory(enum multi kind, int tasks, size_t cnt)
 		rec_str("kind", multi_names[kind]);
 		rec_int("functions", cnt);
 		rec_int("tasks", nr);
-		rec_int("extra_tasks", tasks);
+		rec_int("extra_tasks", old);
 		rec_int("cpus", sysconf(_SC_NPROCESSORS_CONF));
 		rec_int("slab_kb", after.slab - before.slab);
 		rec_int("vmalloc_kb", after.vmalloc - before.vmalloc);
 		rec_int("percpu_kb", after.percpu - before.percpu);
+		rec_int("forked_tasks", young);
+		rec_int("forked_slab_kb", forked.slab - after.slab);
+		rec_int("forked_vmalloc_kb", forked.vmalloc - after.vmalloc);
+		rec_int("forked_percpu_kb", forked.percpu - after.percpu);
 		rec_end();
 	}
+detach:
 	detach_memory(links, nr_links);
 out:
+	close(pipefd[0]);
 	close(pipefd[1]);
-	for (i = 0; i < tasks; i++)
+	for (i = 0; i < old + young; i++)
 		waitpid(pids[i], NULL, 0);
+out_free:
 	free(pids);
 	free(syms);
 }

@@ -42,6 +42,9 @@
  *                 _raw_spin_unlock_irqrestore and fpm_test_recurse, which
  *                 each calls once: more than fgraph's pool of stacks, so
  *                 some find it empty while the lock functions are probed.
+ *   forked N      N threads made while an fprobe is on fpm_test_recurse(),
+ *                 fgraph's only user: they have no shadow stack at fork
+ *                 (at_fork=), and one after they call it once (after_call=).
  *   stale N       N threads enter fpm_test_block() under an fprobe, which
  *                 is then unregistered while they stay inside; an exit
  *                 fprobe on fpm_test_inner() then registers and goes 15
@@ -1452,6 +1455,58 @@ out_free:
 	return ret;
 }
 
+/*
+ * A kthread forked while only lazy users of fgraph are registered: bit 0
+ * of b->ret, a shadow stack at fork; bit 1, one after its first call of
+ * the probed function.
+ */
+static int forked_fn(void *data)
+{
+	struct blocker *b = data;
+
+	b->ret = !!current->ret_stack;
+	atomic_inc(&fpm_inside);
+	wait_for_completion(&fpm_release);
+	fpm_test_recurse(0);
+	b->ret |= !!current->ret_stack << 1;
+	kthread_complete_and_exit(&b->done, 0);
+}
+
+static int run_forked(int n)
+{
+	struct fprobe fp = {
+		.entry_handler = rec_entry,
+		.exit_handler = rec_exit,
+		.entry_data_size = 2 * sizeof(long),
+	};
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	int i, ret, at_fork = 0, after = 0;
+	struct blocker *b;
+	char extra[48];
+
+	b = kvcalloc(n, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		goto out_free;
+	ret = start_threads(b, n, forked_fn, "fpm_forked");
+	if (!ret) {
+		complete_all(&fpm_release);
+		for (i = 0; i < n; i++) {
+			wait_for_completion(&b[i].done);
+			at_fork += b[i].ret & 1;
+			after += b[i].ret >> 1;
+		}
+	}
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " at_fork=%d after_call=%d", at_fork, after);
+	report(&fp, extra);
+out_free:
+	kvfree(b);
+	return ret;
+}
+
 static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			 loff_t *ppos)
 {
@@ -1472,7 +1527,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	/* they share fpm_release with the threads of "stale" and "hold" */
 	if (stale_b && (!strcmp(name, "block") || !strcmp(name, "unregister") ||
 			!strcmp(name, "krunregister") ||
-			!strcmp(name, "disable") || !strcmp(name, "pool")))
+			!strcmp(name, "disable") || !strcmp(name, "pool") ||
+			!strcmp(name, "forked")))
 		ret = -EBUSY;
 	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
 		ret = run_recursion(arg);
@@ -1486,6 +1542,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_block(arg, BLOCK_DISABLE);
 	else if (!strcmp(name, "krunregister") && arg > 0 && arg <= 4096)
 		ret = run_block(arg, BLOCK_KRP_UNREGISTER);
+	else if (!strcmp(name, "forked") && arg > 0 && arg <= 64)
+		ret = run_forked(arg);
 	else if (!strcmp(name, "call") && arg >= 0 && arg <= 4096)
 		ret = run_call(arg);
 	else if (!strcmp(name, "inject"))

@@ -176,6 +176,19 @@ static void test_pool_empty(void)
 }
 
 /*
+ * Threads forked while an fprobe is fgraph's only user get no shadow stack
+ * at fork; each takes one from fgraph's pool on its first probed call,
+ * which the forks filled: none is missed.
+ */
+static void test_forked_lazy(void)
+{
+	if (!scenario_run("forked 32"))
+		return;
+	scenario_check("entries=32 exits=32 bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0");
+	scenario_check("at_fork=0 after_call=32");
+}
+
+/*
  * fpm_test_rcu_off() returns where RCU is not watching: fprobe cannot look
  * its fprobes up there, so the exit stays pending and is counted as missed
  * when the fprobe goes; the caller goes on unharmed.
@@ -241,6 +254,8 @@ void test_fprobe_fgraph(void)
 		test_unregister_race();
 	if (test__start_subtest("pool_empty"))
 		test_pool_empty();
+	if (test__start_subtest("forked_lazy"))
+		test_forked_lazy();
 	if (test__start_subtest("rcu_off_return"))
 		test_rcu_off();
 	if (test__start_subtest("rcu_off_entry"))
