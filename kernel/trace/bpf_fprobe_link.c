@@ -353,8 +353,8 @@ static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
 			     void *data)
 {
 	struct bpf_fprobe_link *link;
+	u64 *words = data, *session = NULL;
 	enum fprobe_link_mode mode;
-	u64 *words = data;
 	u32 n, saved;
 	int ret;
 
@@ -366,8 +366,7 @@ static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
 	fprobe_link_save_args(words, fregs, saved);
 	/* most have one session word, bpf_session_cookie()'s: no loop for it */
 	if (n) {
-		u64 *session = words + saved;
-
+		session = words + saved;
 		session[0] = 0;
 		if (unlikely(n > 1))
 			memset(session + 1, 0, (n - 1) * sizeof(*session));
@@ -375,8 +374,7 @@ static int fprobe_link_entry(struct fprobe *fp, unsigned long fentry_ip,
 	if (mode == FPROBE_LINK_RETURN)
 		return 0;
 
-	ret = fprobe_link_prog_run(link, fentry_ip, fregs, false, words,
-				   n ? words + saved : NULL);
+	ret = fprobe_link_prog_run(link, fentry_ip, fregs, false, words, session);
 	return mode == FPROBE_LINK_SESSION ? ret : 0;
 }
 
