@@ -45,6 +45,15 @@
  *   forked N      N threads made while an fprobe is on fpm_test_recurse(),
  *                 fgraph's only user: they have no shadow stack at fork
  *                 (at_fork=), and one after they call it once (after_call=).
+ *   stacks        counts the tasks with a shadow stack (stacked=), of all
+ *                 (tasks=).
+ *   reclaim N     under fprobes on fpm_test_recurse() and fpm_test_block(),
+ *                 fgraph's only users, N threads call the first once and
+ *                 sleep with nothing on their shadow stack, and one sleeps
+ *                 inside the second: fgraph takes the N stacks back within
+ *                 30 s (reclaimed=), not the last one's (kept=1); once
+ *                 released, the N call the first again, each taking a
+ *                 stack from the pool (after_call=).
  *   stale N       N threads enter fpm_test_block() under an fprobe, which
  *                 is then unregistered while they stay inside; an exit
  *                 fprobe on fpm_test_inner() then registers and goes 15
@@ -683,6 +692,7 @@ struct blocker {
 	int arg;
 	int ret;
 	struct completion done;
+	struct task_struct *task;
 };
 
 static int blocker_fn(void *data)
@@ -707,6 +717,7 @@ static int start_threads(struct blocker *b, int n, int (*fn)(void *), const char
 		b[i].arg = i;
 		init_completion(&b[i].done);
 		t = kthread_run(fn, &b[i], "%s/%d", name, i);
+		b[i].task = t;
 		if (IS_ERR(t)) {
 			/* let the started ones go, then report */
 			complete_all(&fpm_release);
@@ -1507,6 +1518,121 @@ out_free:
 	return ret;
 }
 
+/*
+ * "reclaim": thread 0 sleeps inside fpm_test_block(); the others call
+ * fpm_test_recurse(0), sleep with nothing on their shadow stack until the
+ * release, and call it again. Bit 0 of b->ret: a stack after the first
+ * call; bit 1, one after the second.
+ */
+static int reclaim_fn(void *data)
+{
+	struct blocker *b = data;
+
+	if (!b->arg) {
+		b->ret = fpm_test_block(0);
+		kthread_complete_and_exit(&b->done, 0);
+	}
+	fpm_test_recurse(0);
+	b->ret = !!current->ret_stack;
+	atomic_inc(&fpm_inside);
+	wait_for_completion(&fpm_release);
+	fpm_test_recurse(0);
+	b->ret |= !!current->ret_stack << 1;
+	kthread_complete_and_exit(&b->done, 0);
+}
+
+/* How many of the sleepers of "reclaim" still have a shadow stack. */
+static int reclaim_stacked(struct blocker *b, int n)
+{
+	int i, stacked = 0;
+
+	for (i = 1; i <= n; i++)
+		stacked += !!READ_ONCE(b[i].task->ret_stack);
+	return stacked;
+}
+
+/* Wait up to 30 s for fgraph to take the sleepers' stacks back. */
+static void reclaim_wait(struct blocker *b, int n, int *left, bool *kept)
+{
+	int waited;
+
+	for (waited = 0; waited < 30000; waited += 100) {
+		*left = reclaim_stacked(b, n);
+		if (!*left)
+			break;
+		msleep(100);
+	}
+	*kept = READ_ONCE(b[0].task->ret_stack);
+}
+
+static int run_reclaim(int n)
+{
+	struct fprobe fp = {
+		.entry_handler = rec_entry,
+		.exit_handler = rec_exit,
+		.entry_data_size = 2 * sizeof(long),
+	};
+	struct fprobe fph = {
+		.entry_handler = block_entry,
+		.exit_handler = block_exit,
+		.entry_data_size = sizeof(long),
+	};
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	unsigned long haddr = (unsigned long)fpm_test_block;
+	int i, ret, first = 0, left = 0, after = 0;
+	struct blocker *b;
+	bool kept = false;
+	char extra[128];
+
+	b = kvcalloc(n + 1, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		goto out_free;
+	ret = register_fprobe_ips(&fph, &haddr, 1);
+	if (ret)
+		goto out_fp;
+	ret = start_threads(b, n + 1, reclaim_fn, "fpm_reclaim");
+	if (ret)
+		goto out_fph;
+	reclaim_wait(b, n, &left, &kept);
+	complete_all(&fpm_release);
+	for (i = 0; i <= n; i++) {
+		wait_for_completion(&b[i].done);
+		first += i && (b[i].ret & 1);
+		after += i && (b[i].ret >> 1);
+	}
+	snprintf(extra, sizeof(extra),
+		 " first_call=%d reclaimed=%d kept=%d after_call=%d holder_ret=%d holder_missed=%lu",
+		 first, n - left, kept, after, b[0].ret, fprobe_nmissed(&fph));
+out_fph:
+	unregister_fprobe(&fph);
+out_fp:
+	unregister_fprobe(&fp);
+	if (!ret)
+		report(&fp, extra);
+out_free:
+	kvfree(b);
+	return ret;
+}
+
+/* "stacks": how many tasks have a shadow stack, of how many. */
+static int run_stacks(void)
+{
+	struct task_struct *g, *t;
+	int tasks = 0, stacked = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		tasks++;
+		stacked += !!READ_ONCE(t->ret_stack);
+	}
+	rcu_read_unlock();
+	snprintf(fpm_result, sizeof(fpm_result), "stacked=%d tasks=%d\n", stacked, tasks);
+	return 0;
+}
+
 static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			 loff_t *ppos)
 {
@@ -1528,7 +1654,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	if (stale_b && (!strcmp(name, "block") || !strcmp(name, "unregister") ||
 			!strcmp(name, "krunregister") ||
 			!strcmp(name, "disable") || !strcmp(name, "pool") ||
-			!strcmp(name, "forked")))
+			!strcmp(name, "forked") || !strcmp(name, "reclaim")))
 		ret = -EBUSY;
 	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
 		ret = run_recursion(arg);
@@ -1544,6 +1670,10 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_block(arg, BLOCK_KRP_UNREGISTER);
 	else if (!strcmp(name, "forked") && arg > 0 && arg <= 64)
 		ret = run_forked(arg);
+	else if (!strcmp(name, "reclaim") && arg > 0 && arg <= 64)
+		ret = run_reclaim(arg);
+	else if (!strcmp(name, "stacks"))
+		ret = run_stacks();
 	else if (!strcmp(name, "call") && arg >= 0 && arg <= 4096)
 		ret = run_call(arg);
 	else if (!strcmp(name, "inject"))

@@ -197,6 +197,29 @@ static void test_forked_lazy(void)
 }
 
 /*
+ * A task that sleeps with nothing on its shadow stack gives its stack back
+ * while fprobes are fgraph's only users: 8 threads take one on a probed
+ * call and go to sleep, and fgraph's upkeep takes all 8 back (it sees each
+ * asleep twice, a second or more apart), but not that of a thread asleep
+ * inside a probed call. Woken, the 8 call again at once and take stacks
+ * from the pool, which keeps 8: every call and return is seen.
+ */
+static void test_sleeper_reclaim(void)
+{
+	char tracer[32];
+
+	/* a tracer without lazy stacks wants every task to keep its stack */
+	if (!ASSERT_GE(read_file(TRACEFS "current_tracer", tracer, sizeof(tracer)), 1,
+		       "read current_tracer") ||
+	    !ASSERT_STREQ(tracer, "nop\n", "no tracer"))
+		return;
+	if (!scenario_run("reclaim 8"))
+		return;
+	scenario_check("entries=17 exits=17 bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0");
+	scenario_check("first_call=8 reclaimed=8 kept=1 after_call=8 holder_ret=1 holder_missed=0");
+}
+
+/*
  * fpm_test_rcu_off() returns where RCU is not watching: fprobe cannot look
  * its fprobes up there, so the exit stays pending and is counted as missed
  * when the fprobe goes; the caller goes on unharmed.
@@ -264,6 +287,8 @@ void test_fprobe_fgraph(void)
 		test_pool_empty();
 	if (test__start_subtest("forked_lazy"))
 		test_forked_lazy();
+	if (test__start_subtest("sleeper_reclaim"))
+		test_sleeper_reclaim();
 	if (test__start_subtest("rcu_off_return"))
 		test_rcu_off();
 	if (test__start_subtest("rcu_off_entry"))
