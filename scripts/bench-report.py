@@ -369,7 +369,7 @@ def render(res):
     out.append("Memory of one link on 1,000 functions (kretprobe: 1,000 classic "
                "kretprobes, a perf event each), 100 extra sleeping tasks (kB; "
                "the median of fresh guests); then what 100 more sleeping tasks "
-               "forked after the link cost, 3 s after the forks (on base, what a "
+               "forked after the link cost, 6 s after the forks (on base, what a "
                "fork costs anyway)")
     out.append("| kernel | kind | tasks | slab | vmalloc | percpu | total | all guests "
                "| 100 forks after |")
