@@ -1467,19 +1467,24 @@ out_free:
 }
 
 /*
- * A kthread forked while only lazy users of fgraph are registered: bit 0
- * of b->ret, a shadow stack at fork; bit 1, one after its first call of
- * the probed function.
+ * Bit 0 of b->ret: current has a shadow stack; then, once released, bit 1:
+ * it has one after a call of fpm_test_recurse(). A kthread forked while
+ * only lazy users of fgraph are registered runs it at once (forked_fn).
  */
-static int forked_fn(void *data)
+static void stack_then_call(struct blocker *b)
 {
-	struct blocker *b = data;
-
 	b->ret = !!current->ret_stack;
 	atomic_inc(&fpm_inside);
 	wait_for_completion(&fpm_release);
 	fpm_test_recurse(0);
 	b->ret |= !!current->ret_stack << 1;
+}
+
+static int forked_fn(void *data)
+{
+	struct blocker *b = data;
+
+	stack_then_call(b);
 	kthread_complete_and_exit(&b->done, 0);
 }
 
@@ -1533,11 +1538,7 @@ static int reclaim_fn(void *data)
 		kthread_complete_and_exit(&b->done, 0);
 	}
 	fpm_test_recurse(0);
-	b->ret = !!current->ret_stack;
-	atomic_inc(&fpm_inside);
-	wait_for_completion(&fpm_release);
-	fpm_test_recurse(0);
-	b->ret |= !!current->ret_stack << 1;
+	stack_then_call(b);
 	kthread_complete_and_exit(&b->done, 0);
 }
 

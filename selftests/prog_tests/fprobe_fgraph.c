@@ -176,6 +176,19 @@ static void test_pool_empty(void)
 }
 
 /*
+ * Whether no tracer is on: one without lazy stacks (function_graph) would
+ * give every task a stack, and keep fgraph from taking any back.
+ */
+static bool no_tracer(void)
+{
+	char tracer[32];
+
+	return ASSERT_GE(read_file(TRACEFS "current_tracer", tracer, sizeof(tracer)), 1,
+			 "read current_tracer") &&
+	       ASSERT_STREQ(tracer, "nop\n", "no tracer");
+}
+
+/*
  * Threads forked while an fprobe is fgraph's only user get no shadow stack
  * at fork; all 64 then take one from fgraph's pool on their first probed
  * call, at once: more than the 8 its worker keeps there (pool_empty above
@@ -183,14 +196,7 @@ static void test_pool_empty(void)
  */
 static void test_forked_lazy(void)
 {
-	char tracer[32];
-
-	/* a tracer without lazy stacks would give every fork one */
-	if (!ASSERT_GE(read_file(TRACEFS "current_tracer", tracer, sizeof(tracer)), 1,
-		       "read current_tracer") ||
-	    !ASSERT_STREQ(tracer, "nop\n", "no tracer"))
-		return;
-	if (!scenario_run("forked 64"))
+	if (!no_tracer() || !scenario_run("forked 64"))
 		return;
 	scenario_check("entries=64 exits=64 bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0");
 	scenario_check("at_fork=0 after_call=64");
@@ -199,21 +205,14 @@ static void test_forked_lazy(void)
 /*
  * A task that sleeps with nothing on its shadow stack gives its stack back
  * while fprobes are fgraph's only users: 8 threads take one on a probed
- * call and go to sleep, and fgraph's upkeep takes all 8 back (it sees each
+ * call and go to sleep, and fgraph takes all 8 back (it sees each
  * asleep twice, a second or more apart), but not that of a thread asleep
  * inside a probed call. Woken, the 8 call again at once and take stacks
  * from the pool, which keeps 8: every call and return is seen.
  */
 static void test_sleeper_reclaim(void)
 {
-	char tracer[32];
-
-	/* a tracer without lazy stacks wants every task to keep its stack */
-	if (!ASSERT_GE(read_file(TRACEFS "current_tracer", tracer, sizeof(tracer)), 1,
-		       "read current_tracer") ||
-	    !ASSERT_STREQ(tracer, "nop\n", "no tracer"))
-		return;
-	if (!scenario_run("reclaim 8"))
+	if (!no_tracer() || !scenario_run("reclaim 8"))
 		return;
 	scenario_check("entries=17 exits=17 bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0");
 	scenario_check("first_call=8 reclaimed=8 kept=1 after_call=8 holder_ret=1 holder_missed=0");
