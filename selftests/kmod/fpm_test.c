@@ -357,6 +357,13 @@ static void rec_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
 		atomic_inc(&cnt.bad_ret);
 }
 
+/* An fprobe whose handlers check each call's entry data and return value */
+#define REC_FPROBE {					\
+	.entry_handler = rec_entry,			\
+	.exit_handler = rec_exit,			\
+	.entry_data_size = 2 * sizeof(long),		\
+}
+
 static int sleep_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
 		       struct ftrace_regs *fregs, void *data)
 {
@@ -439,11 +446,7 @@ static void report(struct fprobe *fp, const char *extra)
 
 static int run_recursion(int depth)
 {
-	struct fprobe fp = {
-		.entry_handler = rec_entry,
-		.exit_handler = rec_exit,
-		.entry_data_size = 2 * sizeof(long),
-	};
+	struct fprobe fp = REC_FPROBE;
 	unsigned long addr = (unsigned long)fpm_test_recurse;
 	char extra[64];
 	int ret;
@@ -1030,11 +1033,7 @@ static int run_kretprobe(int mode)
 		.handler = kr_exit,
 		.data_size = sizeof(struct kr_data),
 	};
-	struct fprobe fp = {
-		.entry_handler = rec_entry,
-		.exit_handler = rec_exit,
-		.entry_data_size = 2 * sizeof(long),
-	};
+	struct fprobe fp = REC_FPROBE;
 	int ret, val = 0, before, after;
 	bool fgraph;
 
@@ -1099,11 +1098,7 @@ static int run_krnoentry(int mode)
 		.kp.symbol_name = "fpm_test_recurse",
 		.handler = krn_exit,
 	};
-	struct fprobe fp = {
-		.entry_handler = rec_entry,
-		.exit_handler = rec_exit,
-		.entry_data_size = 2 * sizeof(long),
-	};
+	struct fprobe fp = REC_FPROBE;
 	bool fgraph;
 	int ret, val;
 
@@ -1305,11 +1300,7 @@ static int register_cycles(int n)
 
 static int run_register(int n)
 {
-	struct fprobe fp = {
-		.entry_handler = rec_entry,
-		.exit_handler = rec_exit,
-		.entry_data_size = 2 * sizeof(long),
-	};
+	struct fprobe fp = REC_FPROBE;
 	unsigned long addr = (unsigned long)fpm_test_recurse;
 	struct task_struct *looper;
 	atomic_t calls = ATOMIC_INIT(0);
@@ -1425,11 +1416,7 @@ static int pool_fn(void *data)
 
 static int run_pool(int n)
 {
-	struct fprobe fp = {
-		.entry_handler = rec_entry,
-		.exit_handler = rec_exit,
-		.entry_data_size = 2 * sizeof(long),
-	};
+	struct fprobe fp = REC_FPROBE;
 	struct fprobe fpu = { .exit_handler = unlock_exit };
 	unsigned long addr = (unsigned long)fpm_test_recurse;
 	int i, ret, stackless = 0;
@@ -1490,11 +1477,7 @@ static int forked_fn(void *data)
 
 static int run_forked(int n)
 {
-	struct fprobe fp = {
-		.entry_handler = rec_entry,
-		.exit_handler = rec_exit,
-		.entry_data_size = 2 * sizeof(long),
-	};
+	struct fprobe fp = REC_FPROBE;
 	unsigned long addr = (unsigned long)fpm_test_recurse;
 	int i, ret, at_fork = 0, after = 0;
 	struct blocker *b;
@@ -1568,11 +1551,7 @@ static void reclaim_wait(struct blocker *b, int n, int *left, bool *kept)
 
 static int run_reclaim(int n)
 {
-	struct fprobe fp = {
-		.entry_handler = rec_entry,
-		.exit_handler = rec_exit,
-		.entry_data_size = 2 * sizeof(long),
-	};
+	struct fprobe fp = REC_FPROBE;
 	struct fprobe fph = {
 		.entry_handler = block_entry,
 		.exit_handler = block_exit,
