@@ -35,8 +35,8 @@
  * ftrace_regs of its return_to_handler; the return handler gets a pt_regs
  * made of them in place (arch_ftrace_return_regs_begin()), and runs as
  * the current kprobe, as it does on rethook; the return value it leaves
- * there is the call's, and the rest is as it was for the other return
- * callbacks of the frame (arch_ftrace_return_regs_end()).
+ * there is the call's, and the instruction pointer is as it was for the
+ * other return callbacks of the frame (arch_ftrace_return_regs_end()).
  *
  * The header names the kretprobe by id, which comes from an allocating
  * xarray, cyclically: a return still pending when its kretprobe goes away
@@ -135,27 +135,34 @@ static unsigned int kretprobe_fgraph_words(struct kretprobe *rp)
 			    sizeof(long));
 }
 
-/* Fill @blk, @rp's block for a call that returns to @ret from @retp */
+/*
+ * Fill @blk, @rp's block for a call whose return address is at @retp. The
+ * instance's ret_addr is set at the return, before its handler runs.
+ */
 static __always_inline void kretprobe_fgraph_fill(struct kretprobe_fgraph_block *blk,
 						  struct kretprobe *rp, u64 hdr,
-						  unsigned long ret, unsigned long *retp)
+						  unsigned long *retp)
 {
 	blk->hdr = hdr;
 	blk->rp = rp;
 	blk->ri.node.rethook = NULL;
-	blk->ri.node.ret_addr = ret;
 	blk->ri.node.frame = (unsigned long)retp;
+}
+
+/* Count a return of @rp that fgraph did not hook, for the error @err */
+static __always_inline void kretprobe_fgraph_refused(struct kretprobe *rp, long err)
+{
+	kretprobe_fgraph_missed(rp, err == -ENOSPC ? &rp->fgraph.nmissed_stack :
+						     &rp->fgraph.nmissed_other);
 }
 
 /*
  * Hook the return for @rp, which has an entry handler, with blocks of
  * header @hdr: the handler sees its instance, filled, in its block, and
- * may refuse the return. The block; NULL if refused, or an error from
- * fgraph_hook_enter(). Out of line: the others hook in one call.
+ * may refuse the return. Out of line: the others hook in one call.
  */
-static noinline struct kretprobe_fgraph_block *
-kretprobe_fgraph_hook_entry(struct kretprobe *rp, struct pt_regs *regs, u64 hdr,
-			    unsigned long *retp)
+static noinline void kretprobe_fgraph_hook_entry(struct kretprobe *rp, struct pt_regs *regs,
+						 u64 hdr, unsigned long *retp)
 {
 	struct kretprobe_fgraph_block *blk;
 	/* fgraph_hook_enter() fills it in */
@@ -163,13 +170,17 @@ kretprobe_fgraph_hook_entry(struct kretprobe *rp, struct pt_regs *regs, u64 hdr,
 	bool keep;
 
 	blk = fgraph_hook_enter(&kretprobe_graph_ops, &hook, (unsigned long)rp->kp.addr, retp,
-				0, FIELD_GET(KRETPROBE_HDR_WORDS, hdr) * sizeof(long));
-	if (IS_ERR(blk))
-		return blk;
-	kretprobe_fgraph_fill(blk, rp, hdr, hook.ret, retp);
+				0, &rp->fgraph.size);
+	if (IS_ERR(blk)) {
+		kretprobe_fgraph_refused(rp, PTR_ERR(blk));
+		return;
+	}
+	kretprobe_fgraph_fill(blk, rp, hdr, retp);
+	blk->ri.node.ret_addr = hook.ret;
 	keep = !rp->entry_handler(&blk->ri, regs);
 	fgraph_hook_commit(&kretprobe_graph_ops, &hook, keep);
-	return keep ? blk : NULL;
+	if (keep)
+		this_cpu_inc(*rp->fgraph.pending);
 }
 
 NOKPROBE_SYMBOL(kretprobe_fgraph_hook_entry);
@@ -193,26 +204,22 @@ int pre_handler_kretprobe_fgraph(struct kprobe *p, struct pt_regs *regs)
 	/* 0 once unregistering: its return would not find it */
 	u64 hdr = READ_ONCE(rp->fgraph.hdr);
 	struct kretprobe_fgraph_block *blk;
-	unsigned long ret;
 
 	if (unlikely(!hdr))
 		return 0;
 	/* no architecture with HAVE_KRETPROBE_FGRAPH tests the frame pointer */
 	if (rp->entry_handler) {
-		blk = kretprobe_fgraph_hook_entry(rp, regs, hdr, retp);
-	} else {
-		blk = fgraph_hook_return(&kretprobe_graph_ops, (unsigned long)p->addr, retp, 0,
-					 FIELD_GET(KRETPROBE_HDR_WORDS, hdr) * sizeof(long), &ret);
-		if (!IS_ERR(blk))
-			kretprobe_fgraph_fill(blk, rp, hdr, ret, retp);
-	}
-	if (IS_ERR(blk)) {
-		kretprobe_fgraph_missed(rp, PTR_ERR(blk) == -ENOSPC ?
-					&rp->fgraph.nmissed_stack : &rp->fgraph.nmissed_other);
+		kretprobe_fgraph_hook_entry(rp, regs, hdr, retp);
 		return 0;
 	}
-	if (blk)
-		this_cpu_inc(*rp->fgraph.pending);
+	blk = fgraph_hook_return(&kretprobe_graph_ops, (unsigned long)p->addr, retp, 0,
+				 &rp->fgraph.size);
+	if (IS_ERR(blk)) {
+		kretprobe_fgraph_refused(rp, PTR_ERR(blk));
+		return 0;
+	}
+	kretprobe_fgraph_fill(blk, rp, hdr, retp);
+	this_cpu_inc(*rp->fgraph.pending);
 	return 0;
 }
 
@@ -244,8 +251,8 @@ static __always_inline void kretprobe_fgraph_run(struct kretprobe *rp,
 						 struct kretprobe_fgraph_block *blk,
 						 struct ftrace_regs *fregs)
 {
-	unsigned long ip, sp, bp;
 	struct pt_regs *regs;
+	unsigned long ip;
 
 	this_cpu_dec(*rp->fgraph.pending);
 	if (unlikely(kprobe_running())) {
@@ -254,8 +261,6 @@ static __always_inline void kretprobe_fgraph_run(struct kretprobe *rp,
 	}
 	if (!rp->handler)
 		return;
-	sp = ftrace_regs_get_stack_pointer(fregs);
-	bp = ftrace_regs_get_frame_pointer(fregs);
 	regs = arch_ftrace_return_regs_begin(fregs);
 	if (unlikely(is_rethook_trampoline(instruction_pointer(regs))))
 		kretprobe_fgraph_rethook_ip(regs, blk);
@@ -267,7 +272,7 @@ static __always_inline void kretprobe_fgraph_run(struct kretprobe *rp,
 	/* as on rethook, the handler may change the return value */
 	rp->handler(&blk->ri, regs);
 	__this_cpu_write(current_kprobe, NULL);
-	arch_ftrace_return_regs_end(fregs, ip, sp, bp);
+	arch_ftrace_return_regs_end(fregs, ip);
 }
 
 /*
@@ -296,32 +301,39 @@ NOKPROBE_SYMBOL(kretprobe_fgraph_lookup);
 /*
  * The return of a call that a kretprobe hooked: fgraph gives each block, of
  * @size bytes, that a kretprobe left in the call's frame, the last first,
- * with preemption off, and the ftrace_regs of the return, whose
- * instruction pointer is the return address. Where RCU is watching, the
- * kretprobe is looked up, and its handler run, if it is still registered.
+ * with preemption off, and the ftrace_regs of the return (never NULL with
+ * HAVE_FUNCTION_GRAPH_FREGS), whose instruction pointer is the return
+ * address. Where RCU is watching, the kretprobe is looked up, and its
+ * handler run, if it is still registered.
  */
 static void kretprobe_fgraph_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops,
 				    struct ftrace_regs *fregs, void *data, int size)
 {
 	struct kretprobe_fgraph_block *blk = data;
+	struct kretprobe *rp, *cached;
 	u64 hdr = blk->hdr;
-	struct kretprobe *rp;
 
-	if (WARN_ON_ONCE(!fregs))
-		return;
 	/* synchronize_rcu() at unregister does not wait: it stays pending */
 	if (unlikely(!ftrace_rcu_is_watching()))
 		return;
-	/* not a block that the pre-handler filled */
-	if (unlikely(size != FIELD_GET(KRETPROBE_HDR_WORDS, hdr) * sizeof(long)))
+	/*
+	 * A block of an earlier owner of the slot, which comes here only on
+	 * 32-bit, is not a header and the data of the size it gives. On
+	 * 64-bit, the block is one that the pre-handler filled, and the
+	 * kretprobe is found only for its header, size included.
+	 */
+	if (!IS_ENABLED(CONFIG_64BIT) &&
+	    unlikely(size != FIELD_GET(KRETPROBE_HDR_WORDS, hdr) * sizeof(long)))
 		return;
 	/*
 	 * No lockdep check: rcu_read_lock_sched_held() is traceable, and its
 	 * return would come back here, nested, with nothing to stop it
 	 */
-	rp = rcu_dereference_raw_check(kretprobe_id_cache[FIELD_GET(KRETPROBE_HDR_ID, hdr) %
-							  KRETPROBE_ID_CACHE]);
-	if (unlikely(!rp || rp != blk->rp || READ_ONCE(rp->fgraph.hdr) != hdr)) {
+	cached = rcu_dereference_raw_check(kretprobe_id_cache[FIELD_GET(KRETPROBE_HDR_ID, hdr) %
+							      KRETPROBE_ID_CACHE]);
+	/* the block's kretprobe is read only once the cache names it */
+	rp = blk->rp;
+	if (unlikely(rp != cached || READ_ONCE(rp->fgraph.hdr) != hdr)) {
 		rp = kretprobe_fgraph_lookup(hdr, blk->rp);
 		if (!rp)
 			return;
@@ -396,6 +408,9 @@ int kretprobe_fgraph_init(struct kretprobe *rp, unsigned long addr)
 	atomic_long_set(&rp->fgraph.nmissed_other, 0);
 	if (rp->data_size > KRETPROBE_FGRAPH_DATA_MAX || ftrace_location(addr) != addr)
 		return -EOPNOTSUPP;
+	ret = fgraph_hook_size_init(&rp->fgraph.size, kretprobe_fgraph_words(rp) * sizeof(long));
+	if (WARN_ON_ONCE(ret))
+		return ret;
 	pending = alloc_percpu(unsigned long);
 	if (!pending)
 		return -ENOMEM;

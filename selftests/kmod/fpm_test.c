@@ -121,8 +121,11 @@
  *                 was (second_hits: the copy's returns); N = 3: the same
  *                 with a kretprobe on rethook registered after it, whose
  *                 pre-handler runs first, during one call of
- *                 fpm_test_recurse(16). The return handler checks that its
- *                 return address is the caller's, not a trampoline.
+ *                 fpm_test_recurse(16); N = 4: the same with a kretprobe
+ *                 on the shadow stack without entry handler, which pushes
+ *                 each frame that "kretprobe 0" then joins, two blocks of
+ *                 one owner. The return handler checks that its return
+ *                 address is the caller's, not a trampoline.
  *   kroverride N  "krfallback N" (0: rethook; 2: the shadow stack) whose
  *                 handler adds 1000 to the outermost call's return value.
  *   krunregister N  N kthreads block inside fpm_test_block() under a
@@ -1135,13 +1138,19 @@ static int run_krnoentry(int mode)
  * shadow stack (@mode 2), whose registration must not take over @rp's
  * state on the shadow stack; or a kretprobe that rethook serves (3),
  * whose pre-handler runs before @rp's (the newer first), so that @rp's
- * hook finds rethook's trampoline as the return address. Each call's
- * returns counted in krp_hits.
+ * hook finds rethook's trampoline as the return address; or (4) a
+ * kretprobe on the shadow stack, whose pre-handler pushes the frame that
+ * @rp's joins. Each call's returns counted in krp_hits.
  */
 static int run_krsecond(struct kretprobe *rp, int mode)
 {
 	KR_RETHOOK(other, krp_handler);
-	struct kretprobe *second = &other;
+	struct kretprobe on_fgraph = {
+		.kp.symbol_name = "fpm_test_recurse",
+		.handler = krp_handler,
+	};
+	struct kretprobe *second = mode == 4 ? &on_fgraph : &other;
+	bool on_shadow_stack = mode == 4;
 	int ret;
 
 	if (mode == 2) {
@@ -1158,10 +1167,13 @@ static int run_krsecond(struct kretprobe *rp, int mode)
 	atomic_set(&krp_hits, 0);
 	ret = register_kretprobe(second);
 	if (!ret) {
-		fpm_test_recurse(16);
+		if (kretprobe_on_fgraph(second) != on_shadow_stack)
+			ret = -EPROTO;
+		else
+			fpm_test_recurse(16);
 		unregister_kretprobe(second);
 	}
-	if (second != &other)
+	if (mode == 2)
 		kfree(second);
 	return ret;
 }
@@ -1678,7 +1690,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_kretprobe(arg);
 	else if (!strcmp(name, "krnoentry") && arg >= 0 && arg <= 3)
 		ret = run_krnoentry(arg);
-	else if (!strcmp(name, "krfallback") && arg >= 0 && arg <= 3)
+	else if (!strcmp(name, "krfallback") && arg >= 0 && arg <= 4)
 		ret = run_krfallback(arg, false);
 	else if (!strcmp(name, "kroverride") && (arg == 0 || arg == 2))
 		ret = run_krfallback(arg, true);

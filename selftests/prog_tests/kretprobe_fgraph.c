@@ -101,9 +101,12 @@ static void test_fallback(int mode)
 /*
  * "kretprobe 0" on the shadow stack with a second kretprobe on the same
  * function for one of its two calls: a copy of its struct kretprobe,
- * which rethook serves (@mode 2), or a kretprobe on rethook whose
- * pre-handler runs first (3). Neither may disturb it: its 17 returns of
- * the last call still come, each with the caller's return address.
+ * which rethook serves (@mode 2), a kretprobe on rethook whose
+ * pre-handler runs first (3), or a kretprobe on the shadow stack whose
+ * pre-handler pushes the frames that it joins (4), whose returns fgraph
+ * gives the two by a walk of each frame. None may disturb it: its 17
+ * returns of the last call still come, each with the caller's return
+ * address, and the second's 17 returns of the first.
  */
 static void test_second(int mode)
 {
@@ -305,6 +308,8 @@ void test_kretprobe_fgraph(void)
 		test_second(2);
 	if (test__start_subtest("under_rethook"))
 		test_second(3);
+	if (test__start_subtest("two_on_fgraph"))
+		test_second(4);
 	if (test__start_subtest("return_value_override_rethook"))
 		test_override(0);
 	if (test__start_subtest("return_value_override"))
