@@ -35,8 +35,9 @@
  * ftrace_regs of its return_to_handler; the return handler gets a pt_regs
  * made of them in place (arch_ftrace_return_regs_begin()), and runs as
  * the current kprobe, as it does on rethook; the return value it leaves
- * there is the call's, and the instruction pointer is as it was for the
- * other return callbacks of the frame (arch_ftrace_return_regs_end()).
+ * there is the call's, and the instruction pointer, the return address,
+ * is what the other return callbacks of the frame get after it
+ * (arch_ftrace_return_regs_end()).
  *
  * The header names the kretprobe by id, which comes from an allocating
  * xarray, cyclically: a return still pending when its kretprobe goes away
@@ -331,9 +332,13 @@ static void kretprobe_fgraph_return(struct ftrace_graph_ret *trace, struct fgrap
 	 */
 	cached = rcu_dereference_raw_check(kretprobe_id_cache[FIELD_GET(KRETPROBE_HDR_ID, hdr) %
 							      KRETPROBE_ID_CACHE]);
-	/* the block's kretprobe is read only once the cache names it */
+	/*
+	 * The block's kretprobe is read only once the cache names it; on
+	 * 32-bit, a block of another owner may name none, nor find one
+	 */
 	rp = blk->rp;
-	if (unlikely(rp != cached || READ_ONCE(rp->fgraph.hdr) != hdr)) {
+	if (unlikely((!IS_ENABLED(CONFIG_64BIT) && !cached) || rp != cached ||
+		     READ_ONCE(rp->fgraph.hdr) != hdr)) {
 		rp = kretprobe_fgraph_lookup(hdr, blk->rp);
 		if (!rp)
 			return;

@@ -54,6 +54,10 @@
  *                 30 s (reclaimed=), not the last one's (kept=1); once
  *                 released, the N call the first again, each taking a
  *                 stack from the pool (after_call=).
+ *   reclaimlate N "reclaim N" after 40 s of a thread calling the first
+ *                 every 100 ms, which keeps its stack: the take-back's
+ *                 looks at it find nothing to take and back off (to a
+ *                 minute), until the N take their stacks.
  *   stale N       N threads enter fpm_test_block() under an fprobe, which
  *                 is then unregistered while they stay inside; an exit
  *                 fprobe on fpm_test_inner() then registers and goes 15
@@ -1547,6 +1551,32 @@ static int reclaim_stacked(struct blocker *b, int n)
 	return stacked;
 }
 
+/* Call fpm_test_recurse() every 100 ms, so as never to sleep long */
+static int churn_fn(void *data)
+{
+	while (!kthread_should_stop()) {
+		fpm_test_recurse(0);
+		msleep(100);
+	}
+	return 0;
+}
+
+/*
+ * For "reclaimlate": run churn_fn() for 40 s, long enough for the
+ * take-back's looks, which find it awake each time, to back off.
+ */
+static struct task_struct *start_churn(bool late)
+{
+	struct task_struct *t;
+
+	if (!late)
+		return NULL;
+	t = kthread_run(churn_fn, NULL, "fpm_churn");
+	if (!IS_ERR(t))
+		ssleep(40);
+	return t;
+}
+
 /* Wait up to 30 s for fgraph to take the sleepers' stacks back. */
 static void reclaim_wait(struct blocker *b, int n, int *left, bool *kept)
 {
@@ -1561,7 +1591,7 @@ static void reclaim_wait(struct blocker *b, int n, int *left, bool *kept)
 	*kept = READ_ONCE(b[0].task->ret_stack);
 }
 
-static int run_reclaim(int n)
+static int run_reclaim(int n, bool late)
 {
 	struct fprobe fp = REC_FPROBE;
 	struct fprobe fph = {
@@ -1573,6 +1603,7 @@ static int run_reclaim(int n)
 	unsigned long haddr = (unsigned long)fpm_test_block;
 	int i, ret, first = 0, left = 0, after = 0;
 	struct blocker *b;
+	struct task_struct *churn;
 	bool kept = false;
 	char extra[128];
 
@@ -1585,9 +1616,12 @@ static int run_reclaim(int n)
 	ret = register_fprobe_ips(&fph, &haddr, 1);
 	if (ret)
 		goto out_fp;
-	ret = start_threads(b, n + 1, reclaim_fn, "fpm_reclaim");
+	churn = start_churn(late);
+	ret = PTR_ERR_OR_ZERO(churn);
+	if (!ret)
+		ret = start_threads(b, n + 1, reclaim_fn, "fpm_reclaim");
 	if (ret)
-		goto out_fph;
+		goto out_churn;
 	reclaim_wait(b, n, &left, &kept);
 	complete_all(&fpm_release);
 	for (i = 0; i <= n; i++) {
@@ -1598,7 +1632,9 @@ static int run_reclaim(int n)
 	snprintf(extra, sizeof(extra),
 		 " first_call=%d reclaimed=%d kept=%d after_call=%d holder_ret=%d holder_missed=%lu",
 		 first, n - left, kept, after, b[0].ret, fprobe_nmissed(&fph));
-out_fph:
+out_churn:
+	if (!IS_ERR_OR_NULL(churn))
+		kthread_stop(churn);
 	unregister_fprobe(&fph);
 out_fp:
 	unregister_fprobe(&fp);
@@ -1646,7 +1682,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	if (stale_b && (!strcmp(name, "block") || !strcmp(name, "unregister") ||
 			!strcmp(name, "krunregister") ||
 			!strcmp(name, "disable") || !strcmp(name, "pool") ||
-			!strcmp(name, "forked") || !strcmp(name, "reclaim")))
+			!strcmp(name, "forked") || !strcmp(name, "reclaim") ||
+			!strcmp(name, "reclaimlate")))
 		ret = -EBUSY;
 	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
 		ret = run_recursion(arg);
@@ -1663,7 +1700,9 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	else if (!strcmp(name, "forked") && arg > 0 && arg <= 64)
 		ret = run_forked(arg);
 	else if (!strcmp(name, "reclaim") && arg > 0 && arg <= 64)
-		ret = run_reclaim(arg);
+		ret = run_reclaim(arg, false);
+	else if (!strcmp(name, "reclaimlate") && arg > 0 && arg <= 64)
+		ret = run_reclaim(arg, true);
 	else if (!strcmp(name, "stacks"))
 		ret = run_stacks();
 	else if (!strcmp(name, "call") && arg >= 0 && arg <= 4096)

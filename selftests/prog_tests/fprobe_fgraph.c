@@ -219,6 +219,22 @@ static void test_sleeper_reclaim(void)
 }
 
 /*
+ * The same once the take-back's looks have backed off, for 40 s, at a
+ * thread that calls the function every 100 ms and keeps its stack: the 8
+ * sleepers taking their stacks bring the looks forward, and they stay
+ * close until they are taken back. Every call of the busy thread is seen.
+ */
+static void test_sleeper_reclaim_late(void)
+{
+	if (!no_tracer() || !scenario_run("reclaimlate 8"))
+		return;
+	scenario_check("first_call=8 reclaimed=8 kept=1 after_call=8 holder_ret=1 holder_missed=0");
+	scenario_check("bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0");
+	ASSERT_GE(scenario_field("entries"), 17 + 100, "the busy thread's calls");
+	ASSERT_EQ(scenario_field("exits"), scenario_field("entries"), "all seen");
+}
+
+/*
  * fpm_test_rcu_off() returns where RCU is not watching: fprobe cannot look
  * its fprobes up there, so the exit stays pending and is counted as missed
  * when the fprobe goes; the caller goes on unharmed.
@@ -288,6 +304,8 @@ void test_fprobe_fgraph(void)
 		test_forked_lazy();
 	if (test__start_subtest("sleeper_reclaim"))
 		test_sleeper_reclaim();
+	if (test__start_subtest("sleeper_reclaim_backed_off"))
+		test_sleeper_reclaim_late();
 	if (test__start_subtest("rcu_off_return"))
 		test_rcu_off();
 	if (test__start_subtest("rcu_off_entry"))
