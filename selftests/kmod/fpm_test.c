@@ -54,10 +54,10 @@
  *                 30 s (reclaimed=), not the last one's (kept=1); once
  *                 released, the N call the first again, each taking a
  *                 stack from the pool (after_call=).
- *   reclaimlate N "reclaim N" after 40 s of a thread calling the first
- *                 every 100 ms, which keeps its stack: the take-back's
- *                 looks at it find nothing to take and back off (to a
- *                 minute), until the N take their stacks.
+ *   reclaimbackoff N  "reclaim N" after 40 s of a thread calling the
+ *                 first every 100 ms, which keeps its stack: the
+ *                 take-back's looks find nothing to take and back off
+ *                 (to half a minute), until the N take their stacks.
  *   stale N       N threads enter fpm_test_block() under an fprobe, which
  *                 is then unregistered while they stay inside; an exit
  *                 fprobe on fpm_test_inner() then registers and goes 15
@@ -1562,18 +1562,21 @@ static int churn_fn(void *data)
 }
 
 /*
- * For "reclaimlate": run churn_fn() for 40 s, long enough for the
- * take-back's looks, which find it awake each time, to back off.
+ * For "reclaimbackoff": run churn_fn() for 40 s, long enough for the
+ * take-back's looks, which find its switch count changed each time, to
+ * back off. Slept a second at a time: the hung task detector reports a
+ * task that did not switch for 30 s.
  */
-static struct task_struct *start_churn(bool late)
+static struct task_struct *start_churn(bool backed_off)
 {
 	struct task_struct *t;
+	int i;
 
-	if (!late)
+	if (!backed_off)
 		return NULL;
 	t = kthread_run(churn_fn, NULL, "fpm_churn");
-	if (!IS_ERR(t))
-		ssleep(40);
+	for (i = 0; !IS_ERR(t) && i < 40; i++)
+		msleep(1000);
 	return t;
 }
 
@@ -1591,7 +1594,7 @@ static void reclaim_wait(struct blocker *b, int n, int *left, bool *kept)
 	*kept = READ_ONCE(b[0].task->ret_stack);
 }
 
-static int run_reclaim(int n, bool late)
+static int run_reclaim(int n, bool backed_off)
 {
 	struct fprobe fp = REC_FPROBE;
 	struct fprobe fph = {
@@ -1616,7 +1619,7 @@ static int run_reclaim(int n, bool late)
 	ret = register_fprobe_ips(&fph, &haddr, 1);
 	if (ret)
 		goto out_fp;
-	churn = start_churn(late);
+	churn = start_churn(backed_off);
 	ret = PTR_ERR_OR_ZERO(churn);
 	if (!ret)
 		ret = start_threads(b, n + 1, reclaim_fn, "fpm_reclaim");
@@ -1683,7 +1686,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			!strcmp(name, "krunregister") ||
 			!strcmp(name, "disable") || !strcmp(name, "pool") ||
 			!strcmp(name, "forked") || !strcmp(name, "reclaim") ||
-			!strcmp(name, "reclaimlate")))
+			!strcmp(name, "reclaimbackoff")))
 		ret = -EBUSY;
 	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
 		ret = run_recursion(arg);
@@ -1701,7 +1704,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_forked(arg);
 	else if (!strcmp(name, "reclaim") && arg > 0 && arg <= 64)
 		ret = run_reclaim(arg, false);
-	else if (!strcmp(name, "reclaimlate") && arg > 0 && arg <= 64)
+	else if (!strcmp(name, "reclaimbackoff") && arg > 0 && arg <= 64)
 		ret = run_reclaim(arg, true);
 	else if (!strcmp(name, "stacks"))
 		ret = run_stacks();

@@ -221,12 +221,13 @@ static void test_sleeper_reclaim(void)
 /*
  * The same once the take-back's looks have backed off, for 40 s, at a
  * thread that calls the function every 100 ms and keeps its stack: the 8
- * sleepers taking their stacks bring the looks forward, and they stay
- * close until they are taken back. Every call of the busy thread is seen.
+ * sleepers taking their stacks bring the next look forward and restart
+ * the backoff, so that the look after it, a second later, takes them
+ * back. Every call of the busy thread is seen.
  */
-static void test_sleeper_reclaim_late(void)
+static void test_sleeper_reclaim_backed_off(void)
 {
-	if (!no_tracer() || !scenario_run("reclaimlate 8"))
+	if (!no_tracer() || !scenario_run("reclaimbackoff 8"))
 		return;
 	scenario_check("first_call=8 reclaimed=8 kept=1 after_call=8 holder_ret=1 holder_missed=0");
 	scenario_check("bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0");
@@ -305,7 +306,7 @@ void test_fprobe_fgraph(void)
 	if (test__start_subtest("sleeper_reclaim"))
 		test_sleeper_reclaim();
 	if (test__start_subtest("sleeper_reclaim_backed_off"))
-		test_sleeper_reclaim_late();
+		test_sleeper_reclaim_backed_off();
 	if (test__start_subtest("rcu_off_return"))
 		test_rcu_off();
 	if (test__start_subtest("rcu_off_entry"))
