@@ -46,7 +46,7 @@
  *                 fgraph's only user: they have no shadow stack at fork
  *                 (at_fork=), and one after they call it once (after_call=).
  *   stacks        counts the tasks with a shadow stack (stacked=), of all
- *                 (tasks=).
+ *                 (tasks=), and names the first few of them (names=).
  *   reclaim N     under fprobes on fpm_test_recurse() and fpm_test_block(),
  *                 fgraph's only users, N threads call the first once and
  *                 sleep with nothing on their shadow stack, and one sleeps
@@ -1648,19 +1648,29 @@ out_free:
 	return ret;
 }
 
-/* "stacks": how many tasks have a shadow stack, of how many. */
+/*
+ * "stacks": how many tasks have a shadow stack, of how many, and the
+ * names of the first few that have one.
+ */
 static int run_stacks(void)
 {
+	char names[160] = "";
 	struct task_struct *g, *t;
 	int tasks = 0, stacked = 0;
+	size_t len = 0;
 
 	rcu_read_lock();
 	for_each_process_thread(g, t) {
 		tasks++;
-		stacked += !!READ_ONCE(t->ret_stack);
+		if (!READ_ONCE(t->ret_stack))
+			continue;
+		stacked++;
+		if (len + TASK_COMM_LEN + 2 < sizeof(names))
+			len += scnprintf(names + len, sizeof(names) - len, " %s", t->comm);
 	}
 	rcu_read_unlock();
-	snprintf(fpm_result, sizeof(fpm_result), "stacked=%d tasks=%d\n", stacked, tasks);
+	snprintf(fpm_result, sizeof(fpm_result), "stacked=%d tasks=%d names=%s\n",
+		 stacked, tasks, names);
 	return 0;
 }
 
