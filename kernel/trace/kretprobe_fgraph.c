@@ -413,7 +413,7 @@ int kretprobe_fgraph_init(struct kretprobe *rp, unsigned long addr)
 	atomic_long_set(&rp->fgraph.nmissed_other, 0);
 	if (rp->data_size > KRETPROBE_FGRAPH_DATA_MAX || ftrace_location(addr) != addr)
 		return -EOPNOTSUPP;
-	ret = fgraph_hook_size_init(&rp->fgraph.size, kretprobe_fgraph_words(rp) * sizeof(long));
+	ret = fgraph_block_size_init(&rp->fgraph.size, kretprobe_fgraph_words(rp) * sizeof(long));
 	if (WARN_ON_ONCE(ret))
 		return ret;
 	pending = alloc_percpu(unsigned long);
