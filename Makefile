@@ -23,11 +23,26 @@
 #                    cover letter in build/export (make test applies it to
 #                    the pristine base and builds every patch)
 #   make FLAVOUR=debug ...  the same with KASAN, lockdep and kmemleak
+#   make BASE=7.3 kernel|test   the base the series is moving to: its
+#                    kernel in build/7.3, and the tests of tests/base/
+#                    (make test runs them too)
 #
 # Every stage prints its name and duration; see README.md.
 
 TOP := $(CURDIR)
+# BASE=VERSION: a base kernel the series is moving to, pinned by
+# bases/VERSION/BASE with its own series there; it builds in build/VERSION
+# and "make BASE=VERSION test" runs that base's tests (README, "Bases").
+BASE ?=
+ifeq ($(BASE),)
 B := $(TOP)/build
+else
+ifeq ($(wildcard $(TOP)/bases/$(BASE)/BASE),)
+$(error BASE=$(BASE): there is no bases/$(BASE)/BASE)
+endif
+B := $(TOP)/build/$(BASE)
+export FPM_SRC := $(TOP)/bases/$(BASE)
+endif
 FLAVOUR ?= default
 T ?=
 VM_TIMEOUT ?= 1800
@@ -79,8 +94,13 @@ demo: all
 	@$(STAGE) boot -- scripts/vmtest.sh -m demo -k $(KB) \
 		-i $(B)/initramfs-$(FLAVOUR).cpio.gz -T 600
 
+ifeq ($(BASE),)
 test:
 	@scripts/run-tests.sh $(FLAVOUR) '$(T)' $(VM_TIMEOUT)
+else
+test:
+	@scripts/base-tests.sh $(BASE) '$(T)'
+endif
 
 # A root shell in the guest, with this directory shared read-write.
 shell: all

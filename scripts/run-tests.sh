@@ -1,7 +1,8 @@
 #!/bin/bash
 # The test command: build everything, then run the VM selftests and,
 # meanwhile, checkpatch, the host unit tests and the exported series'
-# per-patch builds. Every result is one "ok NAME" / "not ok NAME"
+# per-patch builds; then the tests of every base the series is moving to
+# (scripts/base-tests.sh). Every result is one "ok NAME" / "not ok NAME"
 # line in build/results-FLAVOUR.txt; the last line printed is
 # "N passed, N failed" over all of them.
 #
@@ -71,5 +72,17 @@ wait "$vm"
 grep -E '^[0-9]+ passed, [0-9]+ failed' "$B/logs/vm-test-$flavour.log" | sed 's/^/vm-tests: /'
 cat "$R.vm" >>"$R"
 rm -f "$R.vm"
+
+# The bases the series is moving to (bases/VERSION): their kernels and
+# tests, after the rest, which they would slow down. Not with a filter.
+if [ -z "$filter" ] && [ "$flavour" = default ]; then
+	for b in "$TOP"/bases/*/BASE; do
+		[ -f "$b" ] || continue
+		v=$(basename "$(dirname "$b")")
+		"$STAGE" "base-$v" -- scripts/base-tests.sh "$v" | sed "s/^/base-$v: /"
+		cat "$B/$v/results.txt" >>"$R" 2>/dev/null ||
+			echo "not ok base-$v:results" >>"$R"
+	done
+fi
 echo "tests: $(($(date +%s) - start)) s in all; results in $R"
 summary

@@ -33,7 +33,11 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/BASE"
+# Where the series comes from: BASE, patches/ and the overlay. The default
+# base's are at the top; another base's under bases/VERSION (the
+# Makefile's BASE=VERSION sets FPM_SRC, see README "Bases").
+SRC=${FPM_SRC:-$TOP}
+. "$SRC/BASE"
 B=${BUILD:-$TOP/build}
 L=$B/linux
 STATE=$L/.git/fpm
@@ -56,24 +60,24 @@ g() { git -C "$L" "$@"; }
 overlay_files() {
 	local r
 	for r in $OVERLAY_ROOTS; do
-		if [ -d "$TOP/$r" ]; then
-			(cd "$TOP" && find "$r" -type f ! -name '*~' ! -name '.*.sw?')
+		if [ -d "$SRC/$r" ]; then
+			(cd "$SRC" && find "$r" -type f ! -name '*~' ! -name '.*.sw?')
 		fi
 	done | LC_ALL=C sort
 }
 
 series() {
-	[ -f "$TOP/patches/series" ] || return 0
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series"
+	[ -f "$SRC/patches/series" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SRC/patches/series"
 }
 
 stamp() {
 	{
-		cat "$TOP/BASE"
-		series | while read -r p; do echo "$p"; cat "$TOP/patches/$p"; done
-		cat "$TOP/patches/overlay" 2>/dev/null || true
+		cat "$SRC/BASE"
+		series | while read -r p; do echo "$p"; cat "$SRC/patches/$p"; done
+		cat "$SRC/patches/overlay" 2>/dev/null || true
 		overlay_files | while read -r f; do
-			echo "$f $(stat -c %a "$TOP/$f")"; cat "$TOP/$f"
+			echo "$f $(stat -c %a "$SRC/$f")"; cat "$SRC/$f"
 		done
 	} | sha256sum | cut -d' ' -f1
 }
@@ -165,8 +169,8 @@ make_base() {
 
 # "PATCH PATH" lines: overlay files introduced by a patch of the series.
 intro_map() {
-	[ -f "$TOP/patches/overlay" ] || return 0
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/overlay"
+	[ -f "$SRC/patches/overlay" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SRC/patches/overlay"
 }
 
 # The content that the introducing commit gives an overlay file: the end
@@ -174,18 +178,18 @@ intro_map() {
 # Prints "mode blob".
 intro_blob() {
 	local p=$1 f=$2 tmp q later=()
-	[ -f "$TOP/$f" ] || die "patches/overlay names $f, which is not in the overlay"
+	[ -f "$SRC/$f" ] || die "patches/overlay names $f, which is not in the overlay"
 	series | grep -qxF "$p" || die "patches/overlay names $p, which patches/series does not list"
 	while read -r q; do later=("$q" "${later[@]}"); done < <(series | awk -v p="$p" 'f; $0 == p {f = 1}')
 	tmp=$(mktemp -d)
 	mkdir -p "$tmp/$(dirname "$f")"
-	cp "$TOP/$f" "$tmp/$f"
+	cp "$SRC/$f" "$tmp/$f"
 	for q in "${later[@]}"; do
-		grep -qF "diff --git a/$f b/$f" "$TOP/patches/$q" || continue
-		(cd "$tmp" && git apply -R --include="$f" "$TOP/patches/$q") ||
+		grep -qF "diff --git a/$f b/$f" "$SRC/patches/$q" || continue
+		(cd "$tmp" && git apply -R --include="$f" "$SRC/patches/$q") ||
 			die "$f: cannot take the diff of patches/$q back out of the overlay file"
 	done
-	if [ -x "$TOP/$f" ]; then printf '100755 '; else printf '100644 '; fi
+	if [ -x "$SRC/$f" ]; then printf '100755 '; else printf '100644 '; fi
 	git -C "$L" hash-object -w "$tmp/$f"
 	rm -rf "$tmp"
 }
@@ -205,15 +209,15 @@ build_commits() {
 	msg=$(mktemp) info=$(mktemp)
 	: >"$STATE/built"
 	while read -r p; do
-		[ -f "$TOP/patches/$p" ] || die "patches/series lists $p, which does not exist"
-		if grep -q '^diff --git ' "$TOP/patches/$p"; then
-			g apply --cached --whitespace=nowarn "$TOP/patches/$p" ||
+		[ -f "$SRC/patches/$p" ] || die "patches/series lists $p, which does not exist"
+		if grep -q '^diff --git ' "$SRC/patches/$p"; then
+			g apply --cached --whitespace=nowarn "$SRC/patches/$p" ||
 				die "patches/$p does not apply"
 		fi
 		while read -r _ mode blob f; do
 			g update-index --add --cacheinfo "$mode,$blob,$f"
 		done < <(awk -v p="$p" '$1 == p' "$intro")
-		git mailinfo -b "$msg" /dev/null <"$TOP/patches/$p" >"$info"
+		git mailinfo -b "$msg" /dev/null <"$SRC/patches/$p" >"$info"
 		tree=$(g write-tree)
 		parent=$(
 			GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$info")
@@ -228,8 +232,8 @@ build_commits() {
 	done < <(series)
 	overlay_files | while read -r p; do
 		mode=100644
-		[ -x "$TOP/$p" ] && mode=100755
-		blob=$(git -C "$L" hash-object -w "$TOP/$p")
+		[ -x "$SRC/$p" ] && mode=100755
+		blob=$(git -C "$L" hash-object -w "$SRC/$p")
 		g update-index --add --cacheinfo "$mode,$blob,$p"
 	done
 	tree=$(g write-tree)
@@ -304,7 +308,7 @@ export_commit() {
 	# A fixed abbreviation: git's default grows with the number of
 	# objects, which differs between a new tree and an old one.
 	g format-patch --zero-commit --no-signature --no-numbered --abbrev=7 \
-		--start-number "$n" -o "$TOP/patches" -1 "$c" | xargs -n1 basename
+		--start-number "$n" -o "$SRC/patches" -1 "$c" | xargs -n1 basename
 }
 
 cmd_refresh() {
@@ -333,39 +337,39 @@ cmd_refresh() {
 	done <"$STATE/overlay.list"
 	while read -r f; do
 		if g cat-file -e "HEAD:$f" 2>/dev/null; then
-			mkdir -p "$TOP/$(dirname "$f")"
-			g show "HEAD:$f" >"$TOP/$f"
+			mkdir -p "$SRC/$(dirname "$f")"
+			g show "HEAD:$f" >"$SRC/$f"
 			if [ "$(g ls-tree HEAD -- "$f" | cut -c1-6)" = 100755 ]; then
-				chmod +x "$TOP/$f"
+				chmod +x "$SRC/$f"
 			else
-				chmod -x "$TOP/$f"
+				chmod -x "$SRC/$f"
 			fi
 		else
-			rm -f "$TOP/$f"
+			rm -f "$SRC/$f"
 		fi
 	done <"$STATE/overlay.list"
-	rm -f "$TOP"/patches/*.patch
-	mkdir -p "$TOP/patches"
-	: >"$TOP/patches/series.new"
-	: >"$TOP/patches/overlay.new"
+	rm -f "$SRC"/patches/*.patch
+	mkdir -p "$SRC/patches"
+	: >"$SRC/patches/series.new"
+	: >"$SRC/patches/overlay.new"
 	for c in $(g rev-list --reverse base..HEAD); do
 		[ "$c" != "$overlay_commit" ] || continue
 		n=$((n + 1))
 		files=$(awk -v c="$c" '$1 == c {print $2}' "$STATE/intro")
 		name=$(export_commit "$c" "$n" "$files")
-		echo "$name" >>"$TOP/patches/series.new"
-		[ -z "$files" ] || sed "s|^|$name |" <<<"$files" >>"$TOP/patches/overlay.new"
+		echo "$name" >>"$SRC/patches/series.new"
+		[ -z "$files" ] || sed "s|^|$name |" <<<"$files" >>"$SRC/patches/overlay.new"
 	done
-	mv "$TOP/patches/series.new" "$TOP/patches/series"
-	if [ -s "$TOP/patches/overlay.new" ]; then
+	mv "$SRC/patches/series.new" "$SRC/patches/series"
+	if [ -s "$SRC/patches/overlay.new" ]; then
 		{
 			echo "# Overlay files and the patch that introduces each (see scripts/tree.sh)."
-			cat "$TOP/patches/overlay.new"
-		} >"$TOP/patches/overlay"
+			cat "$SRC/patches/overlay.new"
+		} >"$SRC/patches/overlay"
 	else
-		rm -f "$TOP/patches/overlay"
+		rm -f "$SRC/patches/overlay"
 	fi
-	rm -f "$TOP/patches/overlay.new"
+	rm -f "$SRC/patches/overlay.new"
 	# The exported files must rebuild exactly this history, commit by commit.
 	last=$(build_commits)
 	[ "$(g rev-parse "$last^{tree}")" = "$(g rev-parse 'HEAD^{tree}')" ] ||

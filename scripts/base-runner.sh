@@ -1,0 +1,39 @@
+#!/bin/sh
+# The guest's test runner of "make BASE=VERSION test" (scripts/base-tests.sh):
+# runs every /tests/NAME.sh whose NAME matches one of the globs of -t
+# GLOB[,GLOB...] (all without -t), and prints "ok NAME", "skip NAME" (exit
+# status 77) or "not ok NAME" for each, then "N passed, N failed", as the
+# project's runner does for scripts/vmlog.py.
+filter=
+[ "${1:-}" = -t ] && filter=$2
+
+wanted() {
+	[ -z "$filter" ] && return 0
+	for glob in $(echo "$filter" | tr ',' ' '); do
+		# shellcheck disable=SC2254
+		case $1 in $glob) return 0 ;; esac
+	done
+	return 1
+}
+
+passed=0
+failed=0
+for t in /tests/*.sh; do
+	name=$(basename "$t" .sh)
+	wanted "$name" || continue
+	echo "# $name"
+	start=$(date +%s)
+	bash "$t"
+	rc=$?
+	secs=$(($(date +%s) - start))
+	if [ $rc -eq 0 ]; then
+		echo "ok $name # $secs s"
+		passed=$((passed + 1))
+	elif [ $rc -eq 77 ]; then
+		echo "skip $name"
+	else
+		echo "not ok $name # $secs s"
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"

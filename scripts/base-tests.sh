@@ -1,0 +1,91 @@
+#!/bin/bash
+# The tests of a base kernel that the series is moving to ("make
+# BASE=VERSION test"), for as long as the series is not rebuilt there:
+# its kernel (bases/VERSION/BASE, with the patches of
+# bases/VERSION/patches/series) built with the project's config, then the
+# shell tests of tests/base/ run in the guest by scripts/base-runner.sh.
+# The guest needs nothing built against the new base's headers: busybox,
+# bash, /init and the tests.
+#
+# Every result is one "ok NAME" / "not ok NAME" line in
+# build/VERSION/results.txt; the last line printed is "N passed, N failed".
+#
+# usage: base-tests.sh VERSION [FILTER]
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+version=$1
+filter=${2:-}
+B=$TOP/build/$version
+R=$B/results.txt
+STAGE=$TOP/scripts/stage.sh
+KB=$B/kbuild
+INITRD=$B/initramfs-base.cpio.gz
+mkdir -p "$B/logs"
+: >"$R"
+
+summary() {
+	local passed failed
+	passed=$(grep -c '^ok ' "$R")
+	failed=$(grep -c '^not ok ' "$R")
+	if [ "$failed" -gt 0 ]; then
+		echo "failed:"
+		sed -n 's/^not ok /  /p' "$R"
+	fi
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+# The guest: busybox, bash (ftracetest-style scripts), /init, the runner
+# and the tests. Made anew each time: it takes a second.
+initramfs() {
+	local root=$B/initramfs-root
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/tests"
+	cp /bin/busybox "$root/bin/"
+	cp /bin/bash-static "$root/bin/bash"
+	cp scripts/init.sh "$root/init"
+	cp scripts/base-runner.sh "$root/bin/runner"
+	cp tests/base/*.sh tests/base/lib.inc "$root/tests/"
+	chmod +x "$root/init" "$root/bin/"* "$root/tests/"*
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
+		gzip -1 >"$INITRD"
+}
+
+# checkpatch.pl --strict over the base's series, from its tree. The tree is
+# a tarball without mainline's history, so the ids of Fixes: tags cannot be
+# looked up there (GIT_COMMIT_ID, UNKNOWN_COMMIT_ID): check them against
+# mainline by hand.
+checkpatch() {
+	local p out
+
+	while read -r p; do
+		out=$("$B/linux/scripts/checkpatch.pl" --strict --quiet --no-summary \
+			--show-types --color=never --ignore GIT_COMMIT_ID,UNKNOWN_COMMIT_ID \
+			"$TOP/bases/$version/patches/$p" 2>&1)
+		if [ -z "$out" ]; then
+			echo "ok base-$version:check:$p" >>"$R"
+		else
+			echo "$out" | sed 's/^/    /'
+			echo "not ok base-$version:check:$p" >>"$R"
+		fi
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/bases/$version/patches/series")
+}
+
+start=$(date +%s)
+if ! make --no-print-directory BASE="$version" kernel; then
+	echo "not ok base-$version:build" >>"$R"
+	summary
+	exit 1
+fi
+echo "ok base-$version:build" >>"$R"
+checkpatch
+echo "==> [initramfs]"
+initramfs || { echo "not ok base-$version:initramfs" >>"$R"; summary; exit 1; }
+"$STAGE" vm-tests -- scripts/vmtest.sh -m test ${filter:+-t "$filter"} -T 600 \
+	-k "$KB" -i "$INITRD" -a "fpm.kmod=0" -l "$B/logs/vm-test.log" -r "$R.vm"
+sed 's/ vm:/ '"base-$version"':/' "$R.vm" >>"$R"
+rm -f "$R.vm"
+echo "tests: $(($(date +%s) - start)) s in all; results in $R"
+summary
