@@ -102,9 +102,14 @@ test:
 	@scripts/base-tests.sh $(BASE) '$(T)'
 endif
 
-# A root shell in the guest, with this directory shared read-write.
+# A root shell in the guest, with this directory shared read-write. make
+# exits 2 whenever a recipe fails, so the guest's own status (of piped
+# input ending in "exit 3", say) is printed; scripts/vmtest.sh -m shell
+# exits with it.
 shell: all
-	@scripts/vmtest.sh -m shell -k $(KB) -i $(B)/initramfs-$(FLAVOUR).cpio.gz
+	@scripts/vmtest.sh -m shell -k $(KB) -i $(B)/initramfs-$(FLAVOUR).cpio.gz || \
+		{ rc=$$?; echo "make shell: the guest exited with status $$rc" \
+			"(make exits 2; scripts/vmtest.sh -m shell exits $$rc)" >&2; exit $$rc; }
 
 # The default flavour measures everything; FLAVOUR=debug (lockdep, KASAN)
 # the per-call rows only, against the base kernel built the same way.

@@ -33,7 +33,7 @@
  *
  * fptrace: per-call cost, as percall measures it, of /bin/fptrace running
  * `fprobe:T { @ = count(); }` and the session `fprobe:T { } fretprobe:T
- * { @ = hist(elapsed); }` on T = bpf_get_numa_node_id in the background,
+ * { @ = hist(latency); }` on T = bpf_get_numa_node_id in the background,
  * and of the hand-written C programs that do the same
  * (progs/bench_fptrace.bpf.c). Each run checks that the probe's map
  * counted every call; fptrace, stopped with SIGINT, must print the count
@@ -789,7 +789,7 @@ out_free:
 #define FPT_ERR "/tmp/fpm_bench_fptrace.err"
 #define FPT_SCRIPT "/tmp/fpm_bench_fptrace.bt"
 #define FPT_COUNT "fprobe:" TARGET " { @ = count(); }"
-#define FPT_HIST "fprobe:" TARGET " { } fretprobe:" TARGET " { @ = hist(elapsed); }"
+#define FPT_HIST "fprobe:" TARGET " { } fretprobe:" TARGET " { @ = hist(latency); }"
 
 static struct bench_fptrace_bpf *hand;
 
@@ -1205,8 +1205,8 @@ static void run_fptrace(int runs, unsigned long calls, size_t cnt)
 	fptrace_row("fptrace count()", FPT_COUNT, false, runs, calls);
 	hand_row("hand-written count()", hand->progs.hand_count, hand->maps.hand_count_map,
 		 false, runs, calls);
-	fptrace_row("fptrace hist(elapsed)", FPT_HIST, true, runs, calls);
-	hand_row("hand-written hist(elapsed)", hand->progs.hand_hist, hand->maps.hand_hist_map,
+	fptrace_row("fptrace hist(latency)", FPT_HIST, true, runs, calls);
+	hand_row("hand-written hist(latency)", hand->progs.hand_hist, hand->maps.hand_hist_map,
 		 true, runs, calls);
 	bench_fptrace_bpf__destroy(hand);
 	fptrace_startup(cnt);

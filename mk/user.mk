@@ -169,7 +169,7 @@ $(U)/host/libbpf_fprobe: tests/host/libbpf_fprobe.c $(LIBBPF_A)
 
 # fptrace's stage-1 unit test: the front end and the printing, no libbpf.
 FPT_DIR := tools/bpf/fptrace
-FPT_SRCS := $(addprefix $(FPT_DIR)/,lexer.c parser.c diag.c print.c ksyms.c)
+FPT_SRCS := $(addprefix $(FPT_DIR)/,lexer.c parser.c diag.c print.c ksyms.c cli.c)
 FPT_CG_SRCS := $(FPT_SRCS) $(addprefix $(FPT_DIR)/,types.c codegen.c insn.c)
 
 $(U)/host/fptrace_unit: tests/host/fptrace/fptrace_unit.c $(FPT_SRCS) $(FPT_DIR)/fptrace.h

@@ -46,7 +46,7 @@ SAME_KIND = {
 # program that does the same, and the most that fptrace may cost (issue 15).
 FPTRACE_PAIRS = (
     ("count()", "fptrace count()", "hand-written count()"),
-    ("hist(elapsed)", "fptrace hist(elapsed)", "hand-written hist(elapsed)"),
+    ("hist(latency)", "fptrace hist(latency)", "hand-written hist(latency)"),
 )
 FPTRACE_ROWS = [r for _, f, h in FPTRACE_PAIRS for r in (f, h)]
 FPTRACE_LIMIT = 1.2

@@ -16,7 +16,7 @@
 #             tasks that happen to run a probed function meanwhile vary)
 #   plain     per-call cost without icount, for context (host dependent)
 # and the patched kernel's icount-a, icount-b and plain boots measure
-# fptrace too (fpm_bench fptrace): its count() and hist(elapsed) one-liners
+# fptrace too (fpm_bench fptrace): its count() and hist(latency) one-liners
 # against hand-written programs, and its start-up on 1,000 functions. The
 # size of its binary, as built and stripped, is in fptrace-binary.
 #

@@ -4,7 +4,7 @@
  * author writes for fptrace's
  *
  *	fprobe:F { @ = count(); }
- *	fprobe:F { } fretprobe:F { @ = hist(elapsed); }
+ *	fprobe:F { } fretprobe:F { @ = hist(latency); }
  *
  * a per-CPU counter incremented at entry, and a session that keeps the
  * entry time in its session data and counts the latency's log2 bucket in

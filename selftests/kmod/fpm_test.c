@@ -135,6 +135,8 @@
  *   krunregister N  N kthreads block inside fpm_test_block() under a
  *                 classic kretprobe, which is unregistered while they are
  *                 inside: their returns are counted as missed.
+ *   struct N      fpm_test_struct() N times on a struct of known members,
+ *                 for tracers that read them (see run_struct()).
  *   regs          (x86-64) fpm_test_regs() called with a known value in
  *                 every register a caller can set, with no fprobe of the
  *                 module's own: a BPF program on it can tell which pt_regs
@@ -323,6 +325,52 @@ static int run_args(void)
 	snprintf(fpm_result, sizeof(fpm_result), "straddle=%ld args8=%ld wide=%ld\n",
 		 fpm_test_straddle(1, 2, 3, 4, 5, s67, 8),
 		 fpm_test_args8(1, 2, 3, 4, 5, 6, 7, 8), fpm_test_wide(s12, 3));
+	return 0;
+}
+
+/* Members of each kind a tracer reads: narrow signed ones, a char array... */
+struct fpm_peer {
+	long id;
+};
+
+struct fpm_inner {
+	int tag;
+};
+
+struct fpm_rec {
+	s8 small;
+	s16 mid;
+	u32 big;
+	char name[8];
+	struct fpm_inner in;
+	struct fpm_peer *peer;
+};
+
+noinline __noclone int fpm_test_struct(struct fpm_rec *r)
+{
+	return r->in.tag * READ_ONCE(fpm_one);
+}
+
+/*
+ * fpm_test_struct() N times on small -3, mid -300, big 4000000000, name
+ * "fpm" whose bytes after the NUL change from call to call, in.tag 77 and
+ * peer->id 1234567.
+ */
+static int run_struct(int n)
+{
+	struct fpm_peer peer = { .id = 1234567 };
+	struct fpm_rec r = {
+		.small = -3, .mid = -300, .big = 4000000000U,
+		.in.tag = 77, .peer = &peer,
+	};
+	int sum = 0;
+
+	for (int i = 0; i < n; i++) {
+		memcpy(r.name, "fpm\0", 4);
+		memset(r.name + 4, 'a' + i, sizeof(r.name) - 4);
+		sum += fpm_test_struct(&r);
+	}
+	snprintf(fpm_result, sizeof(fpm_result), "sum=%d\n", sum);
 	return 0;
 }
 
@@ -1738,6 +1786,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_tailcall();
 	else if (!strcmp(name, "args"))
 		ret = run_args();
+	else if (!strcmp(name, "struct") && arg > 0 && arg <= 26)
+		ret = run_struct(arg);
 	else if (!strcmp(name, "kretprobe") && arg >= 0 && arg <= 4096)
 		ret = run_kretprobe(arg);
 	else if (!strcmp(name, "krnoentry") && arg >= 0 && arg <= 3)

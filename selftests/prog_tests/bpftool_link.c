@@ -12,8 +12,11 @@
  *
  * "bpftool link attach": a pinned fprobe.session and a kretprobe.multi by
  * pattern, made by bpftool from pinned programs, that run and end with
- * their pin; and every bad input refused with its one-line message and
- * exit status 255, leaving no link and no pin behind.
+ * their pin, and a kprobe.session of the one section it takes; and every
+ * bad input refused with its one-line message and exit status 255, leaving
+ * no link and no pin behind: each option on each link type that has no use
+ * for it, a function named twice, and a program of another section, named
+ * with the section the link needs.
  */
 #include <stdarg.h>
 #include "test_progs.h"
@@ -27,6 +30,8 @@
 
 #define PROG_PIN	"/sys/fs/bpf/fpm_attach_prog"
 #define KRET_PIN	"/sys/fs/bpf/fpm_attach_kret"
+#define KSESS_PIN	"/sys/fs/bpf/fpm_attach_kpsession"
+#define PLAIN_PIN	"/sys/fs/bpf/fpm_attach_plain"
 #define LINK_PIN	"/sys/fs/bpf/fpm_attach_link"
 #define AUTO_OBJ	"/tmp/bpftool_autoattach.bpf.o"
 
@@ -367,22 +372,26 @@ static bool runs_stop(struct bpftool_attach_bpf *skel)
 	return false;
 }
 
-static bool pin_progs(struct bpftool_attach_bpf *skel)
-{
-	unlink(PROG_PIN);
-	unlink(KRET_PIN);
-	unlink(LINK_PIN);
-	return ASSERT_OK(bpf_obj_pin(bpf_program__fd(skel->progs.att_session), PROG_PIN),
-			 "pin the session program") &&
-	       ASSERT_OK(bpf_obj_pin(bpf_program__fd(skel->progs.att_kretprobe), KRET_PIN),
-			 "pin the kretprobe.multi program");
-}
-
 static void unpin_progs(void)
 {
 	unlink(PROG_PIN);
 	unlink(KRET_PIN);
+	unlink(KSESS_PIN);
+	unlink(PLAIN_PIN);
 	unlink(LINK_PIN);
+}
+
+static bool pin_progs(struct bpftool_attach_bpf *skel)
+{
+	unpin_progs();
+	return ASSERT_OK(bpf_obj_pin(bpf_program__fd(skel->progs.att_session), PROG_PIN),
+			 "pin the session program") &&
+	       ASSERT_OK(bpf_obj_pin(bpf_program__fd(skel->progs.att_kretprobe), KRET_PIN),
+			 "pin the kretprobe.multi program") &&
+	       ASSERT_OK(bpf_obj_pin(bpf_program__fd(skel->progs.att_kpsession), KSESS_PIN),
+			 "pin the kprobe.session program") &&
+	       ASSERT_OK(bpf_obj_pin(bpf_program__fd(skel->progs.att_plain), PLAIN_PIN),
+			 "pin the plain kprobe program");
 }
 
 /* The programs, loaded and pinned for bpftool, or NULL */
@@ -464,6 +473,38 @@ out:
 	bpftool_attach_bpf__destroy(skel);
 }
 
+/* A kprobe.session program, the one kind of program that link type takes */
+static void test_attach_kprobe_session(void)
+{
+	struct bpftool_attach_bpf *skel;
+	__u32 id = 0;
+
+	skel = load_and_pin();
+	if (!skel)
+		return;
+	if (!ASSERT_EQ(run_tool("-j link attach pinned %s kprobe.session func %s pinned %s",
+				KSESS_PIN, "bpf_fentry_test1 bpf_fentry_test2", LINK_PIN), 0,
+		       "bpftool link attach kprobe.session")) {
+		test__log("%s", out);
+		goto out;
+	}
+	ASSERT_EQ(sscanf(out, "{\"id\":%u}", &id), 1, "the new link's id in JSON");
+	ASSERT_OK(trigger_fentry_tests(), "trigger");
+	ASSERT_EQ(skel->bss->kps_runs[0], 2, "entry runs of bpf_fentry_test1 and 2");
+	ASSERT_EQ(skel->bss->kps_runs[1], 2, "exit runs of bpf_fentry_test1 and 2");
+	/* gone before the next subtest counts the links */
+	ASSERT_OK(unlink(LINK_PIN), "remove the link's pin");
+	ASSERT_TRUE(link_gone(id), "the link's id goes with its pin");
+out:
+	unpin_progs();
+	bpftool_attach_bpf__destroy(skel);
+}
+
+#define FPROBE_SECS	"SEC(\"fprobe.multi\"), SEC(\"fretprobe.multi\") or SEC(\"fprobe.session\")"
+#define KPROBE_SECS	"SEC(\"kprobe.multi\") or SEC(\"kretprobe.multi\")"
+#define KSESS_SEC	"SEC(\"kprobe.session\")"
+#define SAVED_FOR	"saved arguments are for fretprobe.multi and fprobe.session"
+
 /* Each bad input: the program's pin, the rest of the command, the message after "TYPE link: ". */
 static const struct {
 	const char *prog;
@@ -481,10 +522,31 @@ static const struct {
 	  "fprobe.multi link: pattern 'no_such_fpm_*' matches no traceable function: No such file or directory",
 	},
 	{ KRET_PIN, "fprobe.multi func bpf_fentry_test1", false,
-	  "fprobe.multi link: program 'att_kretprobe' was not loaded for fprobe.multi (or the kernel refused the options): Invalid argument",
+	  "fprobe.multi link: program 'att_kretprobe' is a kprobe.multi program; fprobe.multi needs a "
+	  FPROBE_SECS " program: Invalid argument",
 	},
 	{ PROG_PIN, "kretprobe.multi func bpf_fentry_test1", false,
-	  "kretprobe.multi link: program 'att_session' was not loaded for kretprobe.multi (or the kernel refused the options): Invalid argument",
+	  "kretprobe.multi link: program 'att_session' is a fprobe.multi program; kretprobe.multi needs a "
+	  KPROBE_SECS " program: Invalid argument",
+	},
+	{ KRET_PIN, "kprobe.session func bpf_fentry_test1", false,
+	  "kprobe.session link: program 'att_kretprobe' is a kprobe.multi program; kprobe.session needs a "
+	  KSESS_SEC " program: Invalid argument",
+	},
+	{ KSESS_PIN, "kprobe.multi func bpf_fentry_test1", false,
+	  "kprobe.multi link: program 'att_kpsession' is a kprobe.session program; kprobe.multi needs a "
+	  KPROBE_SECS " program: Invalid argument",
+	},
+	{ PLAIN_PIN, "fprobe.session func bpf_fentry_test1", false,
+	  "fprobe.session link: program 'att_plain' was loaded for no multi-function link; fprobe.session needs a "
+	  FPROBE_SECS " program: Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.multi func bpf_fentry_test1 bpf_fentry_test2 bpf_fentry_test1", false,
+	  "fprobe.multi link: function 'bpf_fentry_test1' is given twice: File exists",
+	},
+	{ KRET_PIN, "kretprobe.multi func bpf_fentry_test2 bpf_fentry_test2 bpf_fentry_test2",
+	  false,
+	  "kretprobe.multi link: function 'bpf_fentry_test2' is given 3 times: No such process",
 	},
 	{ PROG_PIN, "fprobe.session func bpf_fentry_test1 bpf_fentry_test2 cookie 1", false,
 	  "fprobe.session link: 1 cookie(s) for 2 function(s): Invalid argument",
@@ -496,10 +558,24 @@ static const struct {
 	  "fprobe.session link: saved_args 7 is over the limit of 6: Argument list too long",
 	},
 	{ PROG_PIN, "fprobe.multi func bpf_fentry_test1 session_size 8", false,
-	  "fprobe.multi link: session_size is only for fprobe.session: Invalid argument",
+	  "fprobe.multi link: session_size: fprobe.multi links run at entry only; "
+	  "session data is for fprobe.session: Invalid argument",
+	},
+	{ PROG_PIN, "fretprobe.multi func bpf_fentry_test1 session_size 8", false,
+	  "fretprobe.multi link: session_size: fretprobe.multi links run at exit only; "
+	  "session data is for fprobe.session: Invalid argument",
+	},
+	{ KSESS_PIN, "kprobe.session func bpf_fentry_test1 session_size 8", false,
+	  "kprobe.session link: session_size: kprobe.session links have one 8-byte session cookie; "
+	  "session data of a chosen size is for fprobe.session: Invalid argument",
+	},
+	{ PROG_PIN, "fprobe.multi func bpf_fentry_test1 saved_args 2", false,
+	  "fprobe.multi link: saved_args: fprobe.multi links run at entry only; " SAVED_FOR
+	  ": Invalid argument",
 	},
 	{ KRET_PIN, "kretprobe.multi func bpf_fentry_test1 saved_args 1", false,
-	  "kretprobe.multi link: saved_args is only for fprobe links: Invalid argument",
+	  "kretprobe.multi link: saved_args: kretprobe.multi links save no arguments; " SAVED_FOR
+	  ": Invalid argument",
 	},
 	{ PROG_PIN, "fprobe.multi func bpf_fentry_test1", true,
 	  "fprobe.multi link: 'pinned PATH' is missing: Invalid argument",
@@ -609,6 +685,8 @@ void test_bpftool_link(void)
 		test_attach_session();
 	if (test__start_subtest("attach_pattern"))
 		test_attach_pattern();
+	if (test__start_subtest("attach_kprobe_session"))
+		test_attach_kprobe_session();
 	if (test__start_subtest("attach_errors"))
 		test_attach_errors();
 	if (test__start_subtest("autoattach"))

@@ -131,8 +131,29 @@ static void test_readme_fptrace(void)
 	ASSERT_HAS(out, "Attaching 2 probes...\n", "the count one-liner attached");
 	/* "\x20": bpftrace ends a histogram's header line with a space */
 	ASSERT_HAS(out, "@bytes:\x20\n[512, 1K)             10 |", "dd's ten reads in the hist");
-	ASSERT_HAS(out, "\nvfs_read(file, buf, count, pos)\n",
+	ASSERT_HAS(out, "\nfprobe:vfs_read\n    struct file * file\n    char * buf\n"
+		   "    size_t count\n    loff_t * pos\nfprobe:vfs_readlink\n",
 		   "vfs_read listed with its parameters");
+}
+
+/*
+ * README's workload for the idle guest: dd's reads of /proc/meminfo reach
+ * vfs_read(), the text and then the end of the file; busybox's cat, which
+ * copies with sendfile(), makes none.
+ */
+static void test_readme_guest_reads(void)
+{
+	const char *cat_reads =
+		"fptrace -e 'fprobe:vfs_read /comm == \"cat\"/ { @reads = count(); }' \\\n"
+		"	-c 'cat /proc/meminfo'";
+
+	if (!ASSERT_EQ(run_example(doc_example_readme_guest_reads), 0, "the README's dd reads"))
+		return;
+	ASSERT_HAS(out, "\n@reads: 2\n", "dd's two reads counted");
+	if (!ASSERT_EQ(run_example(cat_reads), 0, "cat of /proc/meminfo"))
+		return;
+	ASSERT_HAS(out, "MemTotal:", "cat copied the file");
+	ASSERT_TRUE(!strstr(out, "@reads"), "cat made no vfs_read() call");
 }
 
 static void test_fptrace_hist(void)
@@ -144,6 +165,13 @@ static void test_fptrace_hist(void)
 	/* the page leaves out the blank line that ends a histogram */
 	snprintf(want, sizeof(want), "%s\n", doc_example_fptrace_hist_output);
 	ASSERT_STREQ(out, want, "the output the page shows");
+}
+
+static void test_fptrace_list(void)
+{
+	if (!ASSERT_EQ(run_example(doc_example_fptrace_list), 0, "the -lv example"))
+		return;
+	ASSERT_STREQ(out, doc_example_fptrace_list_output, "the listing the page shows");
 }
 
 static void test_fptrace_session(void)
@@ -163,10 +191,14 @@ void test_doc_examples(void)
 		test_rst_read_latency();
 	if (test__start_subtest("readme_fptrace"))
 		test_readme_fptrace();
+	if (test__start_subtest("readme_guest_reads"))
+		test_readme_guest_reads();
 	if (test__start_subtest("fptrace_count"))
 		test_fptrace_count();
 	if (test__start_subtest("fptrace_hist"))
 		test_fptrace_hist();
+	if (test__start_subtest("fptrace_list"))
+		test_fptrace_list();
 	if (test__start_subtest("fptrace_session"))
 		test_fptrace_session();
 }

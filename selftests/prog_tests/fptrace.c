@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "test_progs.h"
 #include "helpers.h"
@@ -85,14 +86,14 @@ static long hist_total(const char *s)
 	return total;
 }
 
-/* (c) a session: an entry variable read at exit, and elapsed. */
+/* (c) a session: an entry variable read at exit, and latency. */
 static void test_session(void)
 {
 	const char *want = "Attaching 3 probes...\nret=3\n\n\n"
 		"@[0]: 1\n@[1]: 1\n@[2]: 1\n@[3]: 1\n@lat:\x20\n";
 
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $t = arg0; "
-			  "} fretprobe:fpm_test_recurse { @[$t] = count(); @lat = hist(elapsed); "
+			  "} fretprobe:fpm_test_recurse { @[$t] = count(); @lat = hist(latency); "
 			  "} interval:s:6 { exit(); }' & " WAIT_LINK "echo \"call 3\" > " RUN "; "
 			  "cat " RUN "; wait"),
 		      "fptrace session runs"))
@@ -162,7 +163,7 @@ static void test_reject(void)
 		   "the log's tail is shown");
 	ASSERT_HAS(out, "\nR9 !read_ok\n", "the verifier's reason");
 	ASSERT_HAS(out,
-		   "/tmp/fptrace_reject.bt:4:3-22: ERROR: the kernel refused fpt_link0 at instruction 30: R9 !read_ok\n"
+		   "/tmp/fptrace_reject.bt:4:3-22: ERROR: the kernel refused fpt_link0 at instruction 38: R9 !read_ok\n"
 		   "  @bytes = hist(arg2);\n"
 		   "  ^~~~~~~~~~~~~~~~~~~\n",
 		   "the error points at line 4");
@@ -243,16 +244,16 @@ static void test_pid(void)
 	ASSERT_STREQ(out, want, "four reads of the one dd");
 }
 
-/* -l: functions with their parameters from BTF, a module's too. */
+/* -l GLOB: the functions as fprobe probes, a module's too (see fptrace_cli). */
 static void test_list(void)
 {
 	if (!ASSERT_OK(run(FPTRACE " -l 'vfs_rea*'; " FPTRACE " -l 'fpm_test_rec*'"),
 		       "fptrace -l runs"))
 		return;
-	ASSERT_STREQ(out, "vfs_read(file, buf, count, pos)\n"
-		     "vfs_readlink(dentry, buffer, buflen)\n"
-		     "vfs_readv(file, vec, vlen, pos, flags)\n"
-		     "fpm_test_recurse(depth)\n",
+	ASSERT_STREQ(out, "fprobe:vfs_read\n"
+		     "fprobe:vfs_readlink\n"
+		     "fprobe:vfs_readv\n"
+		     "fprobe:fpm_test_recurse\n",
 		     "the listing");
 }
 
@@ -300,10 +301,10 @@ static void test_help(void)
 			   FPTRACE " -x >/dev/null 2>&1; echo \"status $?\""),
 		       "fptrace --help runs"))
 		return;
-	ASSERT_STREQ(out, "usage: fptrace [options] (-e PROGRAM | FILE)\n"
-		     "       fptrace -l [GLOB]\n"
+	ASSERT_STREQ(out, "usage: fptrace [options] (-e PROGRAM | FILE | -)\n"
+		     "       fptrace -l [-v] [SPEC]\n"
 		     "/bin/fptrace: invalid option -- 'x'\n"
-		     "usage: fptrace [options] (-e PROGRAM | FILE)\n"
+		     "usage: fptrace [options] (-e PROGRAM | FILE | -)\n"
 		     "status 1\n",
 		     "the help, and the refusal of -x");
 }
@@ -319,13 +320,13 @@ static void test_help(void)
  */
 static void test_session_recursion(void)
 {
-	unsigned long long elapsed, last = 0;
+	unsigned long long latency, last = 0;
 	int i, depth, var, arg, n;
 	const char *p;
 
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0; "
 			  "printf(\"entry %d\\n\", arg0); } fretprobe:fpm_test_recurse { "
-			  "printf(\"exit %d %d %u\\n\", $d, arg0, elapsed); }' 2>&1 & P=$!; "
+			  "printf(\"exit %d %d %u\\n\", $d, arg0, latency); }' 2>&1 & P=$!; "
 			  WAIT_LINK "echo \"call 5\" > " RUN "; cat " RUN "; "
 			  "kill -INT $P; wait $P; echo \"status $?\""),
 		      "fptrace session on the recursion runs"))
@@ -347,7 +348,7 @@ static void test_session_recursion(void)
 	}
 	for (i = 0; i <= REC_DEPTH; i++) {
 		n = -1;
-		if (sscanf(p, "exit %d %d %llu\n%n", &var, &arg, &elapsed, &n) != 3 || n < 0) {
+		if (sscanf(p, "exit %d %d %llu\n%n", &var, &arg, &latency, &n) != 3 || n < 0) {
 			ASSERT_TRUE(false, "an exit event");
 			test__log("exit %d of %d; got:\n%s", i, REC_DEPTH + 1, out);
 			return;
@@ -355,8 +356,8 @@ static void test_session_recursion(void)
 		p += n;
 		ASSERT_EQ(var, i, "the exits, innermost first, with the depth saved at entry");
 		ASSERT_EQ(arg, i, "the argument saved for the exit");
-		ASSERT_LT(last, elapsed, "each call takes longer than the one it made");
-		last = elapsed;
+		ASSERT_LT(last, latency, "each call takes longer than the one it made");
+		last = latency;
 	}
 	ASSERT_STREQ(p, "ret=5\n\n\nstatus 0\n",
 		     "no other event, the call's result, no map, no error, status 0");
@@ -365,21 +366,21 @@ static void test_session_recursion(void)
 /*
  * A session across a sleep that migrates: fpm_test_sleep(41), called on
  * CPU 0, sleeps 20 ms and returns 42 on CPU 1. The entry's cpu, kept in
- * the session data, and the exit's differ. elapsed is at least the sleep
+ * the session data, and the exit's differ. latency is at least the sleep
  * and at most the time between the entry's nsecs and the exit's: not
  * measured from some other time. (Its entry timestamp is taken after the
  * entry's statements, and it is printed before the exit's nsecs is read.)
  */
 static void test_session_migrate(void)
 {
-	unsigned long long elapsed = 0, t0 = 0, t1 = 0;
+	unsigned long long latency = 0, t0 = 0, t1 = 0;
 	int arg = -1, ret = -1, cpu0 = -1, cpu1 = -1, n = -1, got;
 	const char *p;
 
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_sleep { $c = cpu; $t = nsecs; }\n"
 			  "fretprobe:fpm_test_sleep {\n"
-			  "printf(\"arg %d ret %d cpu %d %d elapsed %u ns %u %u\\n\",\n"
-			  "arg0, retval, $c, cpu, elapsed, $t, nsecs); }' 2>&1 & P=$!; "
+			  "printf(\"arg %d ret %d cpu %d %d latency %u ns %u %u\\n\",\n"
+			  "arg0, retval, $c, cpu, latency, $t, nsecs); }' 2>&1 & P=$!; "
 			  WAIT_LINK "echo \"sleep 41\" > " RUN "; cat " RUN "; "
 			  "kill -INT $P; wait $P; echo \"status $?\""),
 		      "fptrace session on the sleep runs"))
@@ -390,8 +391,8 @@ static void test_session_migrate(void)
 		return;
 	}
 	p += 22;
-	got = sscanf(p, "arg %d ret %d cpu %d %d elapsed %llu ns %llu %llu\n%n",
-		     &arg, &ret, &cpu0, &cpu1, &elapsed, &t0, &t1, &n);
+	got = sscanf(p, "arg %d ret %d cpu %d %d latency %llu ns %llu %llu\n%n",
+		     &arg, &ret, &cpu0, &cpu1, &latency, &t0, &t1, &n);
 	if (!ASSERT_EQ(got, 7, "one exit event") ||
 	    !ASSERT_GE(n, 0, "the event's line read")) {
 		test__log("got:\n%s", out);
@@ -401,9 +402,9 @@ static void test_session_migrate(void)
 	ASSERT_EQ(ret, 42, "the return value");
 	ASSERT_EQ(cpu0, 0, "entered on CPU 0");
 	ASSERT_EQ(cpu1, 1, "returned on CPU 1");
-	ASSERT_GE(elapsed, 20000000, "elapsed holds the 20 ms sleep");
+	ASSERT_GE(latency, 20000000, "latency holds the 20 ms sleep");
 	ASSERT_TRUE(t0 && t1 > t0, "the entry's and the exit's nsecs");
-	ASSERT_LE(elapsed, t1 - t0, "elapsed is within the call");
+	ASSERT_LE(latency, t1 - t0, "latency is within the call");
 	/* and the call's own account agrees */
 	ASSERT_STREQ(p + n, "ret=42 cpu_before=0 cpu_after=1\n\n\nstatus 0\n",
 		     "no other event, the module's result, no map, no error, status 0");
@@ -449,6 +450,194 @@ static void test_sigterm(void)
 	ASSERT_HAS(out, "\nstatus 0\n", "exit status 0");
 }
 
+/*
+ * kstack(N) prints N frames, kstack(perf) the address too: at depth 0 of
+ * "call 5", the innermost frames are all fpm_test_recurse's (the probed
+ * call, then its recursive callers). Each perf frame's address is the
+ * symbol's address plus the offset printed.
+ */
+static void test_kstack_limit_perf(void)
+{
+	unsigned long long base = ksym_addr("fpm_test_recurse"), addr, off;
+	const char *p;
+	int i, n;
+
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse /arg0 == 0/ { "
+			  "printf(\"b%s\", kstack(3)); printf(\"p%s\", kstack(perf, 2)); "
+			  "printf(\"d%s\", kstack); }' 2>&1 & P=$!; "
+			  WAIT_LINK "echo \"call 5\" > " RUN "; cat " RUN "; "
+			  "kill -INT $P; wait $P"),
+		      "fptrace kstack(3), kstack(perf, 2) run"))
+		return;
+	p = strstr(out, "b\n");
+	if (!ASSERT_OK_PTR(p, "the bpftrace-mode stack") || !ASSERT_NEQ(base, 0, "kallsyms"))
+		return;
+	p += 2;
+	for (i = 0; i < 3; i++) {
+		n = -1;
+		if (sscanf(p, "        fpm_test_recurse+%llu\n%n", &off, &n) != 1 ||
+		    !ASSERT_GE(n, 1, "a frame of fpm_test_recurse, indented by 8")) {
+			test__log("got:\n%s", out);
+			return;
+		}
+		p += n;
+	}
+	if (!ASSERT_EQ(*p, 'p', "three frames, then the perf stack"))
+		return;
+	p += 2;
+	for (i = 0; i < 2; i++) {
+		n = -1;
+		if (sscanf(p, "\t%llx fpm_test_recurse+%llu\n%n", &addr, &off, &n) != 2 ||
+		    !ASSERT_GE(n, 1, "a perf frame: tab, address, space, sym+off"))
+			return;
+		ASSERT_EQ(addr, base + off, "the address is the symbol's plus the offset");
+		p += n;
+	}
+	if (!ASSERT_EQ(*p, 'd', "two perf frames"))
+		return;
+	/* a bare kstack: the six nested calls and what called them */
+	for (i = 0, p += 2; !strncmp(p, "        fpm_test_recurse+", 25); i++)
+		p = strchr(p, '\n') + 1;
+	ASSERT_EQ(i, 6, "the whole stack: the six nested calls");
+	ASSERT_TRUE(!strncmp(p, "        ", 8), "and their caller");
+	ASSERT_HAS(out, "ret=5\n", "the call returned");
+}
+
+/*
+ * Stacks of 1 and 2 frames as map keys of "call 2" (depths 2, 1, 0): one
+ * frame is the probed function for all three calls, one key; two frames
+ * tell the outermost call (its caller is the module's) from the two
+ * recursive ones.
+ */
+static void test_kstack_keys(void)
+{
+	int c1 = 0, ca = 0, cb = 0, got;
+	unsigned long long o1, o2, o3;
+	const char *p;
+
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { @a[kstack(1)] = count(); "
+			  "@b[kstack(2)] = count(); }' 2>&1 & P=$!; "
+			  WAIT_LINK "echo \"call 2\" > " RUN "; cat " RUN "; "
+			  "kill -INT $P; wait $P"),
+		      "fptrace kstack(1), kstack(2) keys run"))
+		return;
+	p = strstr(out, "@a[\n");
+	got = 0;
+	if (p)
+		got = sscanf(p, "@a[\n        fpm_test_recurse+%llu\n]: %d\n", &o1, &c1);
+	if (!ASSERT_EQ(got, 2, "one key of one frame")) {
+		test__log("got:\n%s", out);
+		return;
+	}
+	ASSERT_EQ(c1, 3, "all three calls under it");
+	p = strstr(out, "@b[\n");
+	if (!ASSERT_OK_PTR(p, "@b printed"))
+		return;
+	/* sorted by count: the outer call's key (1), then the recursive ones' (2) */
+	got = sscanf(p, "@b[\n        fpm_test_recurse+%llu\n        %*[^+]+%*u\n]: %d\n",
+		     &o2, &ca);
+	ASSERT_EQ(got, 2, "the outermost call's key");
+	ASSERT_EQ(ca, 1, "one outermost call");
+	p = strstr(p + 4, "@b[\n");
+	if (!ASSERT_OK_PTR(p, "a second @b key"))
+		return;
+	got = sscanf(p, "@b[\n        fpm_test_recurse+%llu\n"
+		     "        fpm_test_recurse+%llu\n]: %d\n", &o2, &o3, &cb);
+	ASSERT_EQ(got, 3, "the recursive calls' key");
+	ASSERT_EQ(cb, 2, "two recursive calls");
+	ASSERT_EQ(o2, o1, "the same first frame");
+}
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * elapsed, bpftrace's: nanoseconds since fptrace started, in any probe.
+ * Each line prints elapsed, then nsecs: nsecs - elapsed is at least the
+ * start (read before nsecs), and the start comes after this test's t0;
+ * every line's is before t1. elapsed grows from BEGIN to interval to
+ * END, and the 200 ms interval fires 200 ms after the start at least.
+ */
+static void test_elapsed(void)
+{
+	unsigned long long t0 = mono_ns(), t1, e[3] = { 0 }, n[3] = { 0 };
+	int got;
+
+	if (!ASSERT_OK(run(FPTRACE " -e 'BEGIN { "
+			  "printf(\"%u %u\\n\", elapsed, nsecs) } interval:ms:200 { "
+			  "printf(\"%u %u\\n\", elapsed, nsecs); exit() } END { "
+			  "printf(\"%u %u\\n\", elapsed, nsecs) }'"),
+		      "fptrace elapsed runs"))
+		return;
+	t1 = mono_ns();
+	got = sscanf(out, "Attaching 3 probes...\n%llu %llu\n%llu %llu\n%llu %llu\n",
+		     &e[0], &n[0], &e[1], &n[1], &e[2], &n[2]);
+	if (!ASSERT_EQ(got, 6, "three lines")) {
+		test__log("got:\n%s", out);
+		return;
+	}
+	for (int i = 0; i < 3; i++) {
+		ASSERT_GE(n[i] - e[i], t0, "the start is after the test's t0");
+		ASSERT_LE(n[i], t1, "the line before the test's t1");
+	}
+	ASSERT_LT(e[0], e[1], "BEGIN's before the interval's");
+	ASSERT_LE(e[1], e[2], "the interval's before END's");
+	ASSERT_GE(e[1], 200000000, "the interval fired 200 ms after the start at least");
+	ASSERT_LE(e[2], t1 - t0, "within the run");
+}
+
+/*
+ * Struct members on dd's reads of /dev/zero and its two opens: the file's
+ * name through an embedded struct and two pointers, the qstr's len (in an
+ * anonymous struct of an anonymous union), the open flags; a $variable
+ * holding the pointer; a cast; retval->field of a struct file * return.
+ */
+static void test_struct_fields(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:vfs_read /comm == \"dd\"/ { "
+			  "$f = args.file; $d = $f->f_path.dentry; "
+			  "$n = str(args.file->f_path.dentry->d_name.name); "
+			  "$h = ((struct file *)arg0)->f_path.dentry->d_name.hash_len >> 32; "
+			  "@[$n, $d->d_name.len, args.file->f_flags & 3, $h] = count(); "
+			  "} fretprobe:do_filp_open /comm == \"dd\"/ { "
+			  "$r = str(retval->f_path.dentry->d_name.name); "
+			  "$l = retval->f_path.dentry->d_name.len; "
+			  "printf(\"%s %s %d\\n\", str(args.pathname->name), $r, $l); "
+			  "}' -c 'dd if=/dev/zero bs=512 count=3 of=/dev/null' 2>/dev/null"),
+		      "fptrace struct fields run"))
+		return;
+	ASSERT_STREQ(out, "Attaching 2 probes...\n/dev/zero zero 4\n/dev/null null 4\n\n\n"
+		     "@[zero, 4, 0, 4]: 3\n",
+		     "names, lengths and flags of the files dd opens and reads");
+}
+
+/* time(FORMAT) prints the wall-clock time as strftime() does: date's. */
+#define TIME_DAY	FPTRACE " -e 'BEGIN { time(\"%Y-%m-%d\\n\"); exit() }' | sed -n 2p; "
+#define TIME_HMS	FPTRACE " -e 'BEGIN { time(); exit() }' | sed -n 2p | " \
+			"grep -c '^[0-2][0-9]:[0-5][0-9]:[0-6][0-9]$'"
+
+static void test_time(void)
+{
+	char before[16], day[16], after[16];
+	int hms = -1, n;
+
+	if (!ASSERT_OK(run("date +%Y-%m-%d; " TIME_DAY "date +%Y-%m-%d; " TIME_HMS),
+		       "fptrace time() runs"))
+		return;
+	/* date's day before and after: fptrace's is one of them at midnight */
+	n = sscanf(out, "%15s %15s %15s %d", before, day, after, &hms);
+	if (!ASSERT_EQ(n, 4, "four lines"))
+		return;
+	ASSERT_TRUE(strlen(day) == 10 && (!strcmp(day, before) || !strcmp(day, after)),
+		    "time(FORMAT) is date's day");
+	ASSERT_EQ(hms, 1, "time() prints HH:MM:SS");
+}
+
 void test_fptrace(void)
 {
 	if (access(FPTRACE, X_OK)) {
@@ -489,4 +678,14 @@ void test_fptrace(void)
 		test_session_migrate();
 	if (test__start_subtest("clear_hist"))
 		test_clear_hist();
+	if (test__start_subtest("kstack_limit_perf"))
+		test_kstack_limit_perf();
+	if (test__start_subtest("kstack_keys"))
+		test_kstack_keys();
+	if (test__start_subtest("elapsed"))
+		test_elapsed();
+	if (test__start_subtest("struct_fields"))
+		test_struct_fields();
+	if (test__start_subtest("time"))
+		test_time();
 }

@@ -23,11 +23,15 @@ struct bad_script {
 
 static const struct bad_script bad[] = {
 	{ "unknown_function", "fprobe:no_such_function_xyz { @ = count(); }",
-	  "stdin:1:1-28: ERROR: unknown function 'no_such_function_xyz'\n"
+	  "stdin:1:1-28: ERROR: function 'no_such_function_xyz' is not traceable\n"
 	  "fprobe:no_such_function_xyz { @ = count(); }\n"
 	  "^~~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "notrace_function", "fprobe:fpm_test_recurse_notrace { @ = count(); }",
+	  "stdin:1:1-32: ERROR: function 'fpm_test_recurse_notrace' is not traceable\n"
+	  "fprobe:fpm_test_recurse_notrace { @ = count(); }\n"
+	  "^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
 	{ "pattern_matches_nothing", "fprobe:zzq_nothing_* { @ = count(); }",
-	  "stdin:1:1-21: ERROR: no function matches 'zzq_nothing_*'\n"
+	  "stdin:1:1-21: ERROR: pattern 'zzq_nothing_*' matches no traceable function\n"
 	  "fprobe:zzq_nothing_* { @ = count(); }\n"
 	  "^~~~~~~~~~~~~~~~~~~~\n" },
 	{ "retval_at_entry", "fprobe:ksys_read { @ = hist(retval); }",

@@ -147,6 +147,26 @@ static void test_sum_by_args(void)
 	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@[4, 5, 6]: 30\n", "the sum by arguments");
 }
 
+/*
+ * Members of struct bpf_fentry_test_t { struct bpf_fentry_test_t *a; }:
+ * bpf_fentry_test7 gets NULL, whose read faults and reads 0, and test8 a
+ * zeroed struct on the caller's stack, whose a is NULL; at exit the saved
+ * argument, typed the same, and a cast of arg0 read them too. The member
+ * is a pointer, typed as one: its own ->a is read as well (from NULL: 0).
+ */
+static void test_struct_member(void)
+{
+	if (!trace("fprobe:bpf_fentry_test7,fprobe:bpf_fentry_test8 { "
+		   "@in[func, args.arg->a, args.arg->a->a] = count(); "
+		   "} fretprobe:bpf_fentry_test8 { "
+		   "@out[retval, ((struct bpf_fentry_test_t *)arg0)->a] = count(); }"))
+		return;
+	ASSERT_STREQ(out, "Attaching 3 probes...\n\n\n"
+		     "@in[bpf_fentry_test7, 0, 0]: 2\n@in[bpf_fentry_test8, 0, 0]: 2\n"
+		     "@out[0, 0]: 2\n",
+		     "NULL members, read through the argument and through a cast");
+}
+
 void test_fptrace_fentry(void)
 {
 	if (test__start_subtest("count_per_function"))
@@ -159,4 +179,6 @@ void test_fptrace_fentry(void)
 		test_hist_lhist();
 	if (test__start_subtest("sum_by_args"))
 		test_sum_by_args();
+	if (test__start_subtest("struct_member"))
+		test_struct_member();
 }

@@ -81,15 +81,15 @@ static void test_named_values(void)
 }
 
 /*
- * exit() in an entry probe still leaves the timestamp of elapsed: with
- * none, elapsed would be nsecs itself, the time since boot (seconds),
+ * exit() in an entry probe still leaves the timestamp of latency: with
+ * none, latency would be nsecs itself, the time since boot (seconds),
  * where a call of the test module takes far less than one.
  */
 static void test_exit_in_entry(void)
 {
 	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { $d = arg0 + 10; "
 			  "if (arg0 == 0) { exit() } } fretprobe:fpm_test_recurse { "
-			  "@n[$d] = count(); if (elapsed > 1000000000) { @no_ts = count() } }' 2>&1 & "
+			  "@n[$d] = count(); if (latency > 1000000000) { @no_ts = count() } }' 2>&1 & "
 			  WAIT_LINK "echo \"call 1\" > " RUN "; wait; cat " RUN),
 		       "fptrace exit() at entry runs"))
 		return;
@@ -206,6 +206,60 @@ static void test_unsigned_div(void)
 		     "bpftrace's udiv, urem and lshr");
 }
 
+/*
+ * Members of each kind, read from the test module's "struct 3": three
+ * calls of fpm_test_struct() on small -3 (s8), mid -300 (s16), big
+ * 4000000000 (u32), name "fpm" (char[8]) with other bytes after its NUL
+ * at each call, in.tag 77 (an embedded struct) and peer->id 1234567 (a
+ * pointed-to struct). The narrow ones are sign-extended, and the name is
+ * read up to its NUL: one key, not three.
+ */
+static void test_struct_members(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_struct { $r = args.r; "
+			  "@m[$r->small, $r->mid, $r->big, $r->in.tag, $r->peer->id] = count(); "
+			  "@n[$r->name] = count(); }' & P=$!; " WAIT_LINK
+			  "echo \"struct 3\" > " RUN "; kill -INT $P; wait $P"),
+		       "fptrace on fpm_test_struct runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@m[-3, -300, 4000000000, 77, 1234567]: 3\n"
+		     "@n[fpm]: 3\n", "each member's value, and one key for the name");
+}
+
+/* The bars of counts 1, 2 and 4 when the largest is 4 */
+#define BAR1	"|@@@@@@@@@@@@@                                       |\n"
+#define BAR2	"|@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n"
+#define BAR4	"|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+
+/*
+ * hist(x, 2) splits each power of two in four buckets: depths 20 to 0 of
+ * "call 20" fill 0 to 7 one each, [8, 16) two per bucket, [16, 20) four
+ * and [20, 24) one.
+ */
+static void test_hist_bits(void)
+{
+	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:fpm_test_recurse { @h = hist(arg0, 2); }' & P=$!; "
+			  WAIT_LINK "echo \"call 20\" > " RUN "; kill -INT $P; wait $P"),
+		       "fptrace hist(arg0, 2) runs"))
+		return;
+	ASSERT_STREQ(out, "Attaching 1 probe...\n\n\n@h:\x20\n"
+		     "[0]                    1 " BAR1
+		     "[1]                    1 " BAR1
+		     "[2]                    1 " BAR1
+		     "[3]                    1 " BAR1
+		     "[4]                    1 " BAR1
+		     "[5]                    1 " BAR1
+		     "[6]                    1 " BAR1
+		     "[7]                    1 " BAR1
+		     "[8, 10)                2 " BAR2
+		     "[10, 12)               2 " BAR2
+		     "[12, 14)               2 " BAR2
+		     "[14, 16)               2 " BAR2
+		     "[16, 20)               4 " BAR4
+		     "[20, 24)               1 " BAR1 "\n",
+		     "the BPF side's buckets of hist(x, 2)");
+}
+
 void test_fptrace_semantics(void)
 {
 	if (access(FPTRACE, X_OK)) {
@@ -230,4 +284,8 @@ void test_fptrace_semantics(void)
 		test_cookie();
 	if (test__start_subtest("unsigned_div"))
 		test_unsigned_div();
+	if (test__start_subtest("struct_members"))
+		test_struct_members();
+	if (test__start_subtest("hist_bits"))
+		test_hist_bits();
 }

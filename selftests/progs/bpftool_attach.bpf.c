@@ -4,10 +4,17 @@
  * and pins them, bpftool makes the links. Each counts its runs by attach
  * cookie (1..8, 0 for none); the session also carries a value from entry
  * to exit in its session data and reads the first argument at exit.
+ *
+ * One program of each kind the kernel tells apart by its section: loaded
+ * for fprobe.multi, kprobe.multi, kprobe.session, and a plain kprobe
+ * loaded for no multi-function link, which bpftool must refuse naming
+ * what the program is and the section the link needs. The kprobe.session
+ * program counts its entry and exit runs, for the one link it fits.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "fpm_kfuncs.h"
 #include "bpf_fprobe.h"
 #include "fentry_test_values.h"
 
@@ -20,6 +27,7 @@ __u64 fp_arg0_at_exit[NR_FENTRY_TESTS + 1];
 __u64 fp_data_at_exit[NR_FENTRY_TESTS + 1];
 __u64 kp_exits;
 __s64 kp_ret_sum;
+__u64 kps_runs[2];	/* kprobe.session: entry runs, exit runs */
 
 static __always_inline __u32 slot(__u64 cookie)
 {
@@ -59,5 +67,20 @@ int att_kretprobe(struct pt_regs *ctx)
 		return 0;
 	__sync_fetch_and_add(&kp_exits, 1);
 	__sync_fetch_and_add(&kp_ret_sum, (int)PT_REGS_RC(ctx));
+	return 0;
+}
+
+SEC("kprobe.session")
+int att_kpsession(struct pt_regs *ctx)
+{
+	if (!mine())
+		return 0;
+	__sync_fetch_and_add(&kps_runs[bpf_session_is_return() ? 1 : 0], 1);
+	return 0;
+}
+
+SEC("kprobe")
+int att_plain(struct pt_regs *ctx)
+{
 	return 0;
 }

@@ -48,9 +48,9 @@ PATCHED = {"none": 12, "kprobe.multi": 217, "kretprobe.multi": 825, "kretprobe":
            "kprobe.session": 991, "fprobe.multi entry": 210,
            "fprobe.multi session": 959, "fexit": 156}
 # fpm_bench fptrace's rows, patched kernel only: count() within the limit,
-# hist(elapsed) over it
+# hist(latency) over it
 FPTRACE = {"fptrace count()": 221, "hand-written count()": 218,
-           "fptrace hist(elapsed)": 1212, "hand-written hist(elapsed)": 958}
+           "fptrace hist(latency)": 1212, "hand-written hist(latency)": 958}
 
 
 def startup(compiled_ms, attached_ms):
@@ -189,7 +189,7 @@ class BenchReportTest(unittest.TestCase):
     def test_fptrace_against_hand_written(self):
         self.full_set()
         res = self.summary()
-        self.assertEqual([f["what"] for f in res["fptrace"]], ["count()", "hist(elapsed)"])
+        self.assertEqual([f["what"] for f in res["fptrace"]], ["count()", "hist(latency)"])
         count, hist = res["fptrace"]
         self.assertEqual((count["fptrace"], count["hand_written"]), (209, 206))
         self.assertAlmostEqual(count["ratio"], 209 / 206)
@@ -199,15 +199,15 @@ class BenchReportTest(unittest.TestCase):
                          "fptrace count() vs hand-written count() (instr/call)")
         self.assertEqual(t["limit"], 1.2)
         self.assertTrue(t["met"])
-        t = self.target(res, "fptrace hist(elapsed)")
+        t = self.target(res, "fptrace hist(latency)")
         self.assertEqual(t["limit"], 1.2)
         self.assertFalse(t["met"])
         text = report.render(res)
         self.assertIn("| count() | 209 | 206 | 1.01x |\n", text)
-        self.assertIn("| hist(elapsed) | 1200 | 946 | 1.27x |\n", text)
+        self.assertIn("| hist(latency) | 1200 | 946 | 1.27x |\n", text)
         self.assertIn("- fptrace count() vs hand-written count() (instr/call): "
                       "209 / 206 = 1.01x, limit 1.2x: met\n", text)
-        self.assertIn("- fptrace hist(elapsed) vs hand-written hist(elapsed) (instr/call): "
+        self.assertIn("- fptrace hist(latency) vs hand-written hist(latency) (instr/call): "
                       "1200 / 946 = 1.27x, limit 1.2x: MISSED\n", text)
         # no base kernel row of the kind to compare with
         line = next(x for x in text.splitlines() if x.startswith("| fptrace count() |"))

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Boot the guest to run one command (scripts/vmtest.sh -x) and a shell
-(-m shell, on a terminal and with its input piped in), with the current
-directory shared.
+(-m shell, on a terminal and with its input piped in, whose exit status
+comes back), with the current directory shared.
 
 Needs the built kernel and initramfs of the default flavour (make test
 builds them first); without them the tests are skipped with a reason.
@@ -56,6 +56,15 @@ class VmExecTest(unittest.TestCase):
         p = self.vmtest("-m", "shell", stdin="echo shell-$((6 * 7)) in $PWD\nexit\n")
         self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr)
         self.assertIn(f"shell-42 in {self.dir}", p.stdout)
+
+    def test_shell_input_exit_status(self):
+        # piped input is one command: "exit 3" ends it, and its status is vmtest.sh's
+        p = self.vmtest("-m", "shell",
+                        stdin="echo before-$((1 + 1))\nexit 3\necho after-$((1 + 2))\n")
+        self.assertEqual(p.returncode, 3, p.stdout[-2000:] + p.stderr)
+        self.assertIn("before-2\n", p.stdout)
+        self.assertNotIn("after-3", p.stdout)
+        self.assertIn("fpm: exec exit 3\n", p.stdout)
 
     def test_interactive_shell_on_a_terminal(self):
         # a terminal, as make shell gets from the user: type after the prompt

@@ -10,9 +10,12 @@
  * usage: fptrace_unit [GOLDEN_DIR]
  * Prints "ok NAME" / "not ok NAME" per case; exits 1 if any failed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fptrace.h"
 
@@ -404,9 +407,13 @@ static const struct { const char *name, *src, *msg; } error_cases[] = {
 	  "fprobe:vfs_read,fretprobe:vfs_read\n"
 	  "^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
 	{ "err_unknown_probe_type", "tracepoint:syscalls:sys_enter_read { }",
-	  "stdin:1:1-35: ERROR: unknown probe type 'tracepoint'\n"
+	  "stdin:1:1-35: ERROR: tracepoint probes are not supported by fptrace: it attaches to kernel functions only\n"
 	  "tracepoint:syscalls:sys_enter_read { }\n"
 	  "^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n" },
+	{ "err_unknown_probe_type_any", "zprobe:vfs_read { }",
+	  "stdin:1:1-16: ERROR: unknown probe type 'zprobe'\n"
+	  "zprobe:vfs_read { }\n"
+	  "^~~~~~~~~~~~~~~\n" },
 	{ "err_begin_argument", "BEGIN:x { }",
 	  "stdin:1:1-8: ERROR: BEGIN takes no argument\n"
 	  "BEGIN:x { }\n"
@@ -845,6 +852,419 @@ static void test_print_hist_labels(void)
 		  "[4K, ...)              2 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n\n");
 }
 
+/* ---- Every bucket's label --------------------------------------------------- */
+
+#define BAR52	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@"
+
+/*
+ * The label of bucket i of m, printed alone with a count of 1, into label:
+ * the text before the count in "LABEL    1 |@@...@@|". False when the
+ * output is not the header and that one row.
+ */
+static bool bucket_label(struct fpt_map_view *m, uint64_t *b, int64_t i, char *label,
+			 size_t len)
+{
+	char *out, *row, *end;
+	bool ok;
+
+	b[i] = 1;
+	out = print_str(m, FPT_FMT_TEXT, 0, 0);
+	b[i] = 0;
+	row = strchr(out, '\n');
+	end = row ? strstr(row, " |") : NULL;
+	ok = end && !strcmp(end, " |" BAR52 "|\n\n") && end[-1] == '1';
+	if (ok) {
+		/* labels end with ')' or ']': drop the count, then the padding */
+		for (end--; end > row + 1 && end[-1] == ' '; end--)
+			;
+		snprintf(label, len, "%.*s", (int)(end - row - 1), row + 1);
+	}
+	free(out);
+	return ok;
+}
+
+static bool check_label(struct fpt_map_view *m, uint64_t *b, int64_t i, const char *what,
+			const char *want)
+{
+	char got[64] = "";
+
+	if (bucket_label(m, b, i, got, sizeof(got)) && !strcmp(got, want))
+		return true;
+	fprintf(stderr, "%s: bucket %lld is '%s', want '%s'\n", what, (long long)i, got, want);
+	return false;
+}
+
+/*
+ * hist(v): a row for v < 0, one for 0 and one for 1, then one for each
+ * power of two [2^p, 2^(p+1)) up to p = 62; a bound that is 2^p prints as
+ * 2^(p mod 10) with the suffix of 1024^(p / 10): K, M, G, T, P, E.
+ */
+static const char *const hist_rows[] = {
+	"(..., 0)", "[0]", "[1]", "[2, 4)", "[4, 8)", "[8, 16)", "[16, 32)", "[32, 64)",
+	"[64, 128)", "[128, 256)", "[256, 512)", "[512, 1K)", "[1K, 2K)", "[2K, 4K)",
+	"[4K, 8K)", "[8K, 16K)", "[16K, 32K)", "[32K, 64K)", "[64K, 128K)", "[128K, 256K)",
+	"[256K, 512K)", "[512K, 1M)", "[1M, 2M)", "[2M, 4M)", "[4M, 8M)", "[8M, 16M)",
+	"[16M, 32M)", "[32M, 64M)", "[64M, 128M)", "[128M, 256M)", "[256M, 512M)",
+	"[512M, 1G)", "[1G, 2G)", "[2G, 4G)", "[4G, 8G)", "[8G, 16G)", "[16G, 32G)",
+	"[32G, 64G)", "[64G, 128G)", "[128G, 256G)", "[256G, 512G)", "[512G, 1T)",
+	"[1T, 2T)", "[2T, 4T)", "[4T, 8T)", "[8T, 16T)", "[16T, 32T)", "[32T, 64T)",
+	"[64T, 128T)", "[128T, 256T)", "[256T, 512T)", "[512T, 1P)", "[1P, 2P)", "[2P, 4P)",
+	"[4P, 8P)", "[8P, 16P)", "[16P, 32P)", "[32P, 64P)", "[64P, 128P)", "[128P, 256P)",
+	"[256P, 512P)", "[512P, 1E)", "[1E, 2E)", "[2E, 4E)", "[4E, 8E)",
+};
+
+/*
+ * hist(v, k), n = 2^k: single values up to 2n - 1, then each power of two
+ * split into n buckets of width w = 2^p / n. A bound prints in the largest
+ * unit of 1024^d not above the width of the bucket it starts (the last
+ * bucket's end starts the next power's first bucket): with k = 2, 1024
+ * (width 256) prints in full, 4096 (width 1024) as 4K.
+ */
+static const struct { int bits; int64_t v; const char *label; } hist_bits_rows[] = {
+	{ 1, -3, "(..., 0)" }, { 1, 3, "[3]" }, { 1, 4, "[4, 6)" }, { 1, 7, "[6, 8)" },
+	{ 1, 1023, "[768, 1024)" }, { 1, 1024, "[1024, 1536)" }, { 1, 1536, "[1536, 2K)" },
+	{ 1, 2048, "[2K, 3K)" }, { 1, 1 << 20, "[1024K, 1536K)" },
+	{ 1, 3 << 19, "[1536K, 2M)" }, { 1, 1LL << 62, "[4E, 6E)" },
+	{ 1, INT64_MAX, "[6E, 8E)" },
+	{ 2, -1, "(..., 0)" }, { 2, 0, "[0]" }, { 2, 7, "[7]" }, { 2, 8, "[8, 10)" },
+	{ 2, 9, "[8, 10)" }, { 2, 15, "[14, 16)" }, { 2, 16, "[16, 20)" },
+	{ 2, 1023, "[896, 1024)" }, { 2, 1024, "[1024, 1280)" },
+	{ 2, 2047, "[1792, 2048)" }, { 2, 2048, "[2048, 2560)" },
+	{ 2, 4095, "[3584, 4K)" }, { 2, 4096, "[4K, 5K)" }, { 2, 5120, "[5K, 6K)" },
+	{ 2, (1 << 20) - 1, "[896K, 1024K)" }, { 2, 1 << 20, "[1024K, 1280K)" },
+	{ 2, 1 << 21, "[2048K, 2560K)" }, { 2, (1 << 22) - 1, "[3584K, 4M)" },
+	{ 2, 1 << 22, "[4M, 5M)" }, { 2, (1LL << 32) - 1, "[3584M, 4G)" },
+	{ 2, 1LL << 32, "[4G, 5G)" }, { 2, (1LL << 42) - 1, "[3584G, 4T)" },
+	{ 2, 1LL << 42, "[4T, 5T)" }, { 2, (1LL << 52) - 1, "[3584T, 4P)" },
+	{ 2, 1LL << 52, "[4P, 5P)" }, { 2, (1LL << 62) - 1, "[3584P, 4E)" },
+	{ 2, 1LL << 62, "[4E, 5E)" }, { 2, 5LL << 60, "[5E, 6E)" },
+	{ 2, 6LL << 60, "[6E, 7E)" }, { 2, INT64_MAX, "[7E, 8E)" },
+	{ 5, 63, "[63]" }, { 5, 64, "[64, 66)" }, { 5, INT64_MAX, "[8064P, 8192P)" },
+};
+
+/*
+ * lhist(v, min, max, step): "(..., min)", then [min + i * step, min + (i +
+ * 1) * step), then "[max, ...)". With a step that is a multiple of 1024, a
+ * non-zero bound that is a multiple of 1024 prints in M when it is a
+ * multiple of 1024 * 1024, else in K; any other bound prints in full.
+ */
+static const struct { int64_t min, max, step, v; const char *label; } lhist_rows[] = {
+	{ 0, 4096, 1024, -1, "(..., 0)" }, { 0, 4096, 1024, 0, "[0, 1K)" },
+	{ 0, 4096, 1024, 1023, "[0, 1K)" }, { 0, 4096, 1024, 1024, "[1K, 2K)" },
+	{ 0, 4096, 1024, 3071, "[2K, 3K)" }, { 0, 4096, 1024, 4095, "[3K, 4K)" },
+	{ 0, 4096, 1024, 4096, "[4K, ...)" }, { 0, 4096, 1024, 10000, "[4K, ...)" },
+	{ 0, 3 << 20, 1 << 20, -5, "(..., 0)" }, { 0, 3 << 20, 1 << 20, 0, "[0, 1M)" },
+	{ 0, 3 << 20, 1 << 20, 1 << 20, "[1M, 2M)" },
+	{ 0, 3 << 20, 1 << 20, (2 << 20) + 5, "[2M, 3M)" },
+	{ 0, 3 << 20, 1 << 20, 3 << 20, "[3M, ...)" },
+	{ 0, 2 << 20, 512 << 10, 512 << 10, "[512K, 1M)" },
+	{ 0, 2 << 20, 512 << 10, (1 << 20) + 1, "[1M, 1536K)" },
+	{ 0, 2 << 20, 512 << 10, 1536 << 10, "[1536K, 2M)" },
+	{ 0, 2 << 20, 512 << 10, 2 << 20, "[2M, ...)" },
+	{ 0, 3LL << 30, 1 << 30, 0, "[0, 1024M)" },
+	{ 0, 3LL << 30, 1 << 30, 1 << 30, "[1024M, 2048M)" },
+	{ 0, 3LL << 30, 1 << 30, 3LL << 30, "[3072M, ...)" },
+	{ -4096, 4096, 2048, -5000, "(..., -4K)" }, { -4096, 4096, 2048, -4096, "[-4K, -2K)" },
+	{ -4096, 4096, 2048, -1, "[-2K, 0)" }, { -4096, 4096, 2048, 0, "[0, 2K)" },
+	{ -4096, 4096, 2048, 2048, "[2K, 4K)" }, { -4096, 4096, 2048, 4096, "[4K, ...)" },
+	{ 512, 3584, 1024, 0, "(..., 512)" }, { 512, 3584, 1024, 512, "[512, 1536)" },
+	{ 512, 3584, 1024, 2600, "[2560, 3584)" }, { 512, 3584, 1024, 3584, "[3584, ...)" },
+	{ 0, 4608, 1536, 0, "[0, 1536)" }, { 0, 4608, 1536, 1536, "[1536, 3072)" },
+	{ 0, 4608, 1536, 3072, "[3072, 4608)" }, { 0, 4608, 1536, 4608, "[4608, ...)" },
+	{ 0, 2048, 512, 512, "[512, 1024)" }, { 0, 2048, 512, 1024, "[1024, 1536)" },
+	{ 0, 2048, 512, 2048, "[2048, ...)" },
+	{ 0, 100, 10, -1, "(..., 0)" }, { 0, 100, 10, 99, "[90, 100)" },
+	{ 0, 100, 10, 100, "[100, ...)" },
+};
+
+static void test_hist_labels(void)
+{
+	static uint64_t b[2000];
+	struct fpt_entry e = { .v.buckets = b };
+	struct fpt_map_view h = { .name = "@h", .kind = FPT_V_HIST, .entries = &e, .n = 1 };
+	bool ok = fpt_hist_nbuckets(0) == (int)ARRAY_SIZE(hist_rows);
+
+	for (size_t i = 0; i < ARRAY_SIZE(hist_rows); i++)
+		ok &= check_label(&h, b, (int64_t)i, "hist", hist_rows[i]);
+	report("hist_label_of_every_bucket", ok);
+	ok = true;
+	for (size_t i = 0; i < ARRAY_SIZE(hist_bits_rows); i++) {
+		h.hist_bits = hist_bits_rows[i].bits;
+		ok &= check_label(&h, b, fpt_hist_index(hist_bits_rows[i].v, h.hist_bits),
+				  "hist bits", hist_bits_rows[i].label);
+	}
+	report("hist_bits_labels", ok);
+}
+
+static void test_lhist_labels(void)
+{
+	static uint64_t b[64];
+	struct fpt_entry e = { .v.buckets = b };
+	struct fpt_map_view l = { .name = "@l", .kind = FPT_V_LHIST, .entries = &e, .n = 1 };
+	bool ok = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE(lhist_rows); i++) {
+		l.lmin = lhist_rows[i].min;
+		l.lmax = lhist_rows[i].max;
+		l.lstep = lhist_rows[i].step;
+		ok &= check_label(&l, b, fpt_lhist_index(lhist_rows[i].v, l.lmin, l.lmax, l.lstep),
+				  "lhist", lhist_rows[i].label);
+	}
+	report("lhist_labels_and_out_of_range_rows", ok);
+}
+
+/* JSON gives a bucket's bounds as numbers: a middle one and the last one. */
+static void test_hist_json_bounds(void)
+{
+	static uint64_t b[2000];
+	struct fpt_entry e = { .v.buckets = b };
+	struct fpt_map_view h = { .name = "@h", .kind = FPT_V_HIST, .entries = &e, .n = 1,
+				  .hist_bits = 2 };
+
+	b[fpt_hist_index(1300, 2)] = 1;
+	check_str("hist_json_bounds", &h, FPT_FMT_JSON, 0, 0,
+		  "{\"type\": \"hist\", \"data\": {\"@h\": [{"
+		  "\"min\": 1280, \"max\": 1535, \"count\": 1}]}}\n");
+	memset(b, 0, sizeof(b));
+	b[fpt_hist_index(INT64_MAX, 2)] = 1;
+	check_str("hist_json_bounds_of_the_last_bucket", &h, FPT_FMT_JSON, 0, 0,
+		  "{\"type\": \"hist\", \"data\": {\"@h\": [{"
+		  "\"min\": 8070450532247928832, \"max\": 9223372036854775807, \"count\": 1}]}}\n");
+}
+
+/* ---- Command line ------------------------------------------------------------ */
+
+/* fpt_cli_parse() of argv (NULL-terminated); its messages in *msg. */
+static int cli_of(char **argv, struct fpt_cli *o, char **msg)
+{
+	size_t len;
+	FILE *f = open_memstream(msg, &len);
+	int argc = 0, res;
+
+	while (argv[argc])
+		argc++;
+	memset(o, 0, sizeof(*o));
+	res = fpt_cli_parse(argc, argv, o, f);
+	fclose(f);
+	return res;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Command lines that parse: what they give. */
+static void test_cli_ok(void)
+{
+	static const struct {
+		const char *name;
+		char *argv[8];
+		struct fpt_cli want;
+	} cases[] = {
+		{ "cli_file_then_options", { "fptrace", "s.bt", "-c", "dd if=/dev/zero count=1",
+					     "-v", NULL },
+		  { .file = "s.bt", .cmd = "dd if=/dev/zero count=1", .verbose = true } },
+		{ "cli_options_then_file", { "fptrace", "-d", "--trace-self", "s.bt", NULL },
+		  { .file = "s.bt", .dump = true, .trace_self = true } },
+		{ "cli_stdin", { "fptrace", "-f", "json", "-", NULL },
+		  { .file = "-", .fmt = FPT_FMT_JSON } },
+		{ "cli_expr", { "fptrace", "-e", "BEGIN { exit(); }", "-f", "text", NULL },
+		  { .expr = "BEGIN { exit(); }" } },
+		{ "cli_list_all", { "fptrace", "-l", NULL }, { .list = "*" } },
+		{ "cli_list_verbose_spec", { "fptrace", "-lv", "fprobe:vfs_rea*", NULL },
+		  { .list = "fprobe:vfs_rea*", .verbose = true } },
+		{ "cli_list_spec_first", { "fptrace", "kretprobe:vfs_read", "-l", NULL },
+		  { .list = "kretprobe:vfs_read" } },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[8], *msg;
+		struct fpt_cli o;
+		const struct fpt_cli *w = &cases[i].want;
+		int res;
+
+		memcpy(argv, cases[i].argv, sizeof(argv));
+		res = cli_of(argv, &o, &msg);
+		report(cases[i].name, !res && !*msg && same_str(o.expr, w->expr) &&
+		       same_str(o.file, w->file) && same_str(o.list, w->list) &&
+		       same_str(o.cmd, w->cmd) && o.pid == w->pid && o.dump == w->dump &&
+		       o.verbose == w->verbose && o.trace_self == w->trace_self && o.fmt == w->fmt);
+		free(msg);
+	}
+}
+
+/* Command lines that do not: the one line each prints. */
+static void test_cli_errors(void)
+{
+	static const struct { const char *name; char *argv[8]; const char *msg; } cases[] = {
+		{ "cli_err_two_e", { "fptrace", "-e", "BEGIN {}", "-e", "END {}", NULL },
+		  "ERROR: -e given twice: fptrace runs one program\n" },
+		{ "cli_err_e_and_file", { "fptrace", "-e", "BEGIN {}", "s.bt", NULL },
+		  "ERROR: -e PROGRAM and FILE 's.bt' both given: give one program\n" },
+		{ "cli_err_two_files", { "fptrace", "s.bt", "-v", "t.bt", NULL },
+		  "ERROR: unexpected argument 't.bt' after FILE 's.bt'\n" },
+		{ "cli_err_unquoted_command",
+		  { "fptrace", "s.bt", "-c", "dd", "if=/dev/zero", NULL },
+		  "ERROR: unexpected argument 'if=/dev/zero' after FILE 's.bt'\n" },
+		{ "cli_err_no_program", { "fptrace", "-v", NULL },
+		  "ERROR: give one of -e PROGRAM, FILE or -l\n" },
+		{ "cli_err_list_two_specs", { "fptrace", "-l", "vfs_read", "vfs_write", NULL },
+		  "ERROR: -l takes one SPEC: unexpected 'vfs_write'\n" },
+		{ "cli_err_format", { "fptrace", "-f", "xml", "-e", "BEGIN {}", NULL },
+		  "ERROR: unknown output format 'xml'\n" },
+		{ "cli_err_pid_and_command", { "fptrace", "-p", "1", "-c", "true", "s.bt", NULL },
+		  "ERROR: -p and -c cannot be used together\n" },
+		{ "cli_err_pid", { "fptrace", "-p", "12x", "s.bt", NULL },
+		  "ERROR: -p 12x: not a process id\n" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[8], *msg;
+		struct fpt_cli o;
+		int res;
+
+		memcpy(argv, cases[i].argv, sizeof(argv));
+		res = cli_of(argv, &o, &msg);
+		report(cases[i].name,
+		       res == -1 && same(cases[i].name, "message", msg, cases[i].msg));
+		free(msg);
+	}
+}
+
+static const char *or_null(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+/* -l's SPEC: its provider and glob. */
+static void test_cli_list_spec(void)
+{
+	static const struct { const char *spec, *prov, *glob; } cases[] = {
+		{ "fprobe:vfs_rea*", "fprobe", "vfs_rea*" },
+		{ "fretprobe:vfs_read", "fretprobe", "vfs_read" },
+		{ "kprobe:ksys_*", "kprobe", "ksys_*" },
+		{ "kretprobe:*", "kretprobe", "*" },
+		{ "vfs_rea*", "fprobe", "vfs_rea*" },
+		{ "fprobe:", "fprobe", "" },
+		{ "tracepoint:syscalls:*", NULL, "syscalls:*" },
+		{ "fprobes:vfs_read", NULL, "vfs_read" },
+		{ "kfunc:vfs_read", NULL, "vfs_read" },
+	};
+	bool ok = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *glob = NULL, *prov = fpt_list_provider(cases[i].spec, &glob);
+
+		if (!same_str(prov, cases[i].prov) || !same_str(glob, cases[i].glob)) {
+			fprintf(stderr, "list spec '%s': '%s' '%s'\n", cases[i].spec,
+				or_null(prov), or_null(glob));
+			ok = false;
+		}
+	}
+	report("cli_list_spec", ok);
+}
+
+/* fpt_read_program() of text given as stdin ("-"); its messages in *msg. */
+static char *program_of(const char *file, const char *text, char **msg)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r"), *f;
+	size_t len, mlen;
+	char *prog;
+
+	f = open_memstream(msg, &mlen);
+	prog = fpt_read_program(file, in, &len, f);
+	fclose(f);
+	fclose(in);
+	if (prog && len != strlen(prog))
+		prog[0] = '?';	/* the length must be the text's */
+	return prog;
+}
+
+/* "-" reads stdin; a "#!" first line is blanked, and only that one. */
+static void test_cli_program_text(void)
+{
+	char *msg, *text, *out, want[128];
+
+	text = program_of("-", "fprobe:ksys_read { @ = count(); }\n", &msg);
+	report("cli_stdin_program", text && !*msg &&
+	       !strcmp(text, "fprobe:ksys_read { @ = count(); }\n"));
+	free(text);
+	free(msg);
+	text = program_of("-", "#!/usr/bin/env fptrace\nfprobe:ksys_read {\n  @ = count(;\n}\n",
+			  &msg);
+	/* "#!/usr/bin/env fptrace" is 22 characters */
+	snprintf(want, sizeof(want), "%22s\nfprobe:ksys_read {\n  @ = count(;\n}\n", "");
+	report("cli_shebang_blanked", text && !*msg && !strcmp(text, want));
+	free(msg);
+	/* the lines keep their numbers: the error is on line 3 */
+	parse_to(text ? text : "", &out);
+	report("cli_shebang_line_numbers", same("cli_shebang_line_numbers", "messages", out,
+						"stdin:3:13-14: ERROR: syntax error, unexpected ;\n"
+						"  @ = count(;\n"
+						"            ^\n"));
+	free(out);
+	free(text);
+	text = program_of("-", "fprobe:ksys_read { }\n#!/bin/fptrace\n", &msg);
+	report("cli_shebang_only_first_line", text && !*msg &&
+	       !strcmp(text, "fprobe:ksys_read { }\n#!/bin/fptrace\n"));
+	free(text);
+	free(msg);
+	text = program_of("/nonexistent/s.bt", "", &msg);
+	report("cli_err_no_file",
+	       !text && same("cli_err_no_file", "message", msg,
+			     "ERROR: cannot open /nonexistent/s.bt: No such file or directory\n"));
+	free(msg);
+	/* a directory opens, but reading it fails: no empty program */
+	text = program_of("/", "", &msg);
+	report("cli_err_read_dir",
+	       !text && same("cli_err_read_dir", "message", msg,
+			     "ERROR: cannot read /: Is a directory\n"));
+	free(text);
+	free(msg);
+}
+
+/* -c's command looked up in PATH, as exec would. */
+static void test_cli_find_command(void)
+{
+	char dir[] = "/tmp/fpt_unit_XXXXXX", file[64], path[256], env[300];
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+	bool ok;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		report("cli_find_command", false);
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/fpt_cmd", dir);
+	f = fopen(file, "w");
+	fclose(f);
+	chmod(file, 0755);
+	snprintf(file, sizeof(file), "%s/fpt_noexec", dir);
+	f = fopen(file, "w");
+	fclose(f);
+	chmod(file, 0644);
+	snprintf(env, sizeof(env), "/nonexistent:%s", dir);
+	setenv("PATH", env, 1);
+	snprintf(file, sizeof(file), "%s/fpt_cmd", dir);
+	ok = !fpt_find_command("fpt_cmd", path, sizeof(path)) && !strcmp(path, file);
+	/* as root, access() allows any file with an execute bit only */
+	ok &= fpt_find_command("fpt_noexec", path, sizeof(path)) == -EACCES;
+	ok &= fpt_find_command("no_such_cmd", path, sizeof(path)) == -ENOENT;
+	ok &= fpt_find_command("/nonexistent/fpt_cmd", path, sizeof(path)) == -ENOENT;
+	ok &= !fpt_find_command(file, path, sizeof(path)) && !strcmp(path, file);
+	report("cli_find_command", ok);
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	snprintf(file, sizeof(file), "%s/fpt_cmd", dir);
+	unlink(file);
+	snprintf(file, sizeof(file), "%s/fpt_noexec", dir);
+	unlink(file);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -861,5 +1281,13 @@ int main(int argc, char **argv)
 	test_print_values();
 	test_print_details();
 	test_print_hist_labels();
+	test_hist_labels();
+	test_lhist_labels();
+	test_hist_json_bounds();
+	test_cli_ok();
+	test_cli_errors();
+	test_cli_list_spec();
+	test_cli_program_text();
+	test_cli_find_command();
 	return failed;
 }

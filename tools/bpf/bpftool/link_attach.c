@@ -13,6 +13,21 @@
  * is matched against tracefs' available_filter_functions, as libbpf does
  * for auto-attach, and each function is attached once.
  *
+ * The kernel checks the program before the options: its attach type,
+ * fixed at load by its section, must be the link's. A program loaded for
+ * fprobe.multi takes any of the three fprobe modes, and one loaded for
+ * kprobe.multi either kprobe.multi or kretprobe.multi; kprobe.session
+ * takes only a program loaded for it. Then, for fprobe.multi links:
+ * session_size only with the session flag, saved_args not at entry only,
+ * each under its limit; and each function once.
+ *
+ * bpftool checks the options and the function list the same way before
+ * the kernel sees them, so that each refusal names the option or the
+ * function. What the kernel still refuses with EINVAL is the program:
+ * struct bpf_prog_info has no attach type, so bpftool asks the kernel
+ * which link types take the program (prog_loaded_for()) and names the
+ * section the link needs.
+ *
  * The link is created, pinned, then its fd closed: once bpftool exits,
  * the pin is the only reference, and on any error the close detaches it,
  * so a failed command leaves nothing attached. Every error is one line
@@ -33,21 +48,41 @@
 #include "json_writer.h"
 #include "main.h"
 
+enum multi_mode { MODE_ENTRY, MODE_EXIT, MODE_SESSION };
+
 struct multi_type {
 	const char *name;
 	enum bpf_attach_type attach_type;
 	__u32 flags;
-	bool fprobe;	/* a fprobe.multi link: takes session_size, saved_args */
+	enum multi_mode mode;
 };
 
 static const struct multi_type multi_types[] = {
-	{ "fprobe.multi", BPF_TRACE_FPROBE_MULTI, 0, true },
-	{ "fretprobe.multi", BPF_TRACE_FPROBE_MULTI, BPF_F_FPROBE_MULTI_RETURN, true },
-	{ "fprobe.session", BPF_TRACE_FPROBE_MULTI, BPF_F_FPROBE_MULTI_SESSION, true },
-	{ "kprobe.multi", BPF_TRACE_KPROBE_MULTI, 0, false },
-	{ "kretprobe.multi", BPF_TRACE_KPROBE_MULTI, BPF_F_KPROBE_MULTI_RETURN, false },
-	{ "kprobe.session", BPF_TRACE_KPROBE_SESSION, 0, false },
+	{ "fprobe.multi", BPF_TRACE_FPROBE_MULTI, 0, MODE_ENTRY },
+	{ "fretprobe.multi", BPF_TRACE_FPROBE_MULTI, BPF_F_FPROBE_MULTI_RETURN, MODE_EXIT },
+	{ "fprobe.session", BPF_TRACE_FPROBE_MULTI, BPF_F_FPROBE_MULTI_SESSION, MODE_SESSION },
+	{ "kprobe.multi", BPF_TRACE_KPROBE_MULTI, 0, MODE_ENTRY },
+	{ "kretprobe.multi", BPF_TRACE_KPROBE_MULTI, BPF_F_KPROBE_MULTI_RETURN, MODE_EXIT },
+	{ "kprobe.session", BPF_TRACE_KPROBE_SESSION, 0, MODE_SESSION },
 };
+
+/* What a program loaded for @type is called, and the sections that load one */
+static const struct {
+	enum bpf_attach_type type;
+	const char *name;
+	const char *sections;
+} prog_kinds[] = {
+	{ BPF_TRACE_FPROBE_MULTI, "fprobe.multi",
+	  "SEC(\"fprobe.multi\"), SEC(\"fretprobe.multi\") or SEC(\"fprobe.session\")" },
+	{ BPF_TRACE_KPROBE_MULTI, "kprobe.multi",
+	  "SEC(\"kprobe.multi\") or SEC(\"kretprobe.multi\")" },
+	{ BPF_TRACE_KPROBE_SESSION, "kprobe.session", "SEC(\"kprobe.session\")" },
+};
+
+static bool is_fprobe(const struct multi_type *type)
+{
+	return type->attach_type == BPF_TRACE_FPROBE_MULTI;
+}
 
 struct multi_req {
 	const struct multi_type *type;
@@ -304,6 +339,70 @@ static int expand_pattern(struct multi_req *req)
 	return 0;
 }
 
+/*
+ * session_size and saved_args on a link that does not use them: the kernel
+ * refuses them for fprobe.multi links with EINVAL, and the kprobe.multi
+ * family has no place for them. 0 counts too: an option is there to be used.
+ */
+static int check_option_use(struct multi_req *req)
+{
+	const struct multi_type *t = req->type;
+	const char *runs = t->mode == MODE_ENTRY ? "at entry only" : "at exit only";
+	const char *saves = is_fprobe(t) ? "run at entry only" : "save no arguments";
+
+	if (req->session_size_set && t->mode == MODE_SESSION && !is_fprobe(t))
+		return attach_err(req, EINVAL,
+				  "session_size: %s links have one 8-byte session cookie; session data of a chosen size is for fprobe.session",
+				  t->name);
+	if (req->session_size_set && t->mode != MODE_SESSION)
+		return attach_err(req, EINVAL,
+				  "session_size: %s links run %s; session data is for fprobe.session",
+				  t->name, runs);
+	if (req->session_size > BPF_FPROBE_MULTI_SESSION_MAX)
+		return attach_err(req, E2BIG, "session_size %u is over the limit of %u",
+				  req->session_size, BPF_FPROBE_MULTI_SESSION_MAX);
+	if (req->saved_args_set && (!is_fprobe(t) || t->mode == MODE_ENTRY))
+		return attach_err(req, EINVAL,
+				  "saved_args: %s links %s; saved arguments are for fretprobe.multi and fprobe.session",
+				  t->name, saves);
+	if (req->saved_args > BPF_FPROBE_MULTI_ARGS_MAX)
+		return attach_err(req, E2BIG, "saved_args %u is over the limit of %u",
+				  req->saved_args, BPF_FPROBE_MULTI_ARGS_MAX);
+	return 0;
+}
+
+/*
+ * A name given twice: fprobe.multi refuses it with EEXIST, the kprobe.multi
+ * family finds the name once and so not all of them, ESRCH. A pattern's
+ * matches are each taken once already.
+ */
+static int check_repeats(struct multi_req *req)
+{
+	const char *dup = NULL;
+	char **sorted;
+	size_t i, n;
+
+	sorted = calloc(req->cnt, sizeof(*sorted));
+	if (!sorted)
+		return attach_err(req, ENOMEM, "no memory for %zu names", req->cnt);
+	memcpy(sorted, req->funcs, req->cnt * sizeof(*sorted));
+	qsort(sorted, req->cnt, sizeof(*sorted), cmp_names);
+	for (i = 0; !dup && i < req->cnt; i += n) {
+		for (n = 1; i + n < req->cnt && !strcmp(sorted[i], sorted[i + n]); n++)
+			;
+		if (n > 1)
+			dup = sorted[i];
+	}
+	if (dup && n == 2)
+		attach_err(req, is_fprobe(req->type) ? EEXIST : ESRCH,
+			   "function '%s' is given twice", dup);
+	else if (dup)
+		attach_err(req, is_fprobe(req->type) ? EEXIST : ESRCH,
+			   "function '%s' is given %zu times", dup, n);
+	free(sorted);
+	return dup ? -1 : 0;
+}
+
 /* Input the kernel would refuse, caught with the errno it would give. */
 static int check_multi_req(struct multi_req *req)
 {
@@ -311,16 +410,15 @@ static int check_multi_req(struct multi_req *req)
 		return attach_err(req, EINVAL, "'pinned PATH' is missing");
 	if (!req->pattern && !req->cnt)
 		return attach_err(req, EINVAL, "give a 'pattern' or a 'func' list");
+	if (check_option_use(req))
+		return -1;
 	if (req->pattern && expand_pattern(req))
+		return -1;
+	if (!req->pattern && check_repeats(req))
 		return -1;
 	if (req->cookies && req->cookie_cnt != req->cnt)
 		return attach_err(req, EINVAL, "%zu cookie(s) for %zu function(s)",
 				  req->cookie_cnt, req->cnt);
-	if (!req->type->fprobe && (req->session_size_set || req->saved_args_set))
-		return attach_err(req, EINVAL, "%s is only for fprobe links",
-				  req->session_size_set ? "session_size" : "saved_args");
-	if (req->session_size_set && !(req->type->flags & BPF_F_FPROBE_MULTI_SESSION))
-		return attach_err(req, EINVAL, "session_size is only for fprobe.session");
 	return 0;
 }
 
@@ -342,11 +440,89 @@ static bool func_traceable(const char *name)
 	return found;
 }
 
+/*
+ * Whether @prog_fd was loaded for link type @type: 1 if so, 0 if not, -1
+ * if the kernel does not tell. It checks the program's attach type first,
+ * then the options: asked for input that is over a limit, it says E2BIG
+ * only for a program of that type, and EINVAL for another. Either way no
+ * link is made.
+ */
+static int prog_loaded_for(int prog_fd, enum bpf_attach_type type)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	const char *sym = "";
+	int fd;
+
+	if (type == BPF_TRACE_FPROBE_MULTI) {
+		opts.fprobe_multi.flags = BPF_F_FPROBE_MULTI_SESSION;
+		opts.fprobe_multi.session_size = BPF_FPROBE_MULTI_SESSION_MAX + 1;
+	} else {
+		/* the count is checked before the names are read */
+		opts.kprobe_multi.syms = &sym;
+		opts.kprobe_multi.cnt = UINT32_MAX;
+	}
+	fd = bpf_link_create(prog_fd, 0, type, &opts);
+	if (fd >= 0) {
+		close(fd);
+		return -1;
+	}
+	if (errno == E2BIG || errno == EINVAL)
+		return errno == E2BIG;
+	return -1;
+}
+
+/*
+ * The index in prog_kinds[] of what @prog_fd was loaded for; -1 if none of
+ * them, -2 if the kernel does not tell (no privileges, say).
+ */
+static int prog_kind(int prog_fd)
+{
+	size_t i;
+	int is;
+
+	for (i = 0; i < ARRAY_SIZE(prog_kinds); i++) {
+		is = prog_loaded_for(prog_fd, prog_kinds[i].type);
+		if (is)
+			return is > 0 ? (int)i : -2;
+	}
+	return -1;
+}
+
+/* EINVAL after bpftool's own checks: name what the program was loaded for. */
+static int explain_program(struct multi_req *req, int prog_fd, int err)
+{
+	enum bpf_attach_type type = req->type->attach_type;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	const char *needs = "";
+	size_t i;
+	int kind;
+
+	if (bpf_prog_get_info_by_fd(prog_fd, &info, &len))
+		return attach_err(req, err, "the kernel refused the link");
+	if (info.type != BPF_PROG_TYPE_KPROBE)
+		return attach_err(req, err, "program '%s' is a %s program, not kprobe",
+				  info.name, libbpf_bpf_prog_type_str(info.type) ?: "unknown");
+	for (i = 0; i < ARRAY_SIZE(prog_kinds); i++)
+		if (prog_kinds[i].type == type)
+			needs = prog_kinds[i].sections;
+	kind = prog_kind(prog_fd);
+	if (kind == -2)
+		return attach_err(req, err, "the kernel refused the link");
+	if (kind < 0)
+		return attach_err(req, err,
+				  "program '%s' was loaded for no multi-function link; %s needs a %s program",
+				  info.name, req->type->name, needs);
+	if (prog_kinds[kind].type != type)
+		return attach_err(req, err, "program '%s' is a %s program; %s needs a %s program",
+				  info.name, prog_kinds[kind].name, req->type->name, needs);
+	return attach_err(req, err,
+			  "the kernel refused the link (if the program calls bpf_override_return(), every function must allow error injection)");
+}
+
 /* Say what the kernel refused with @err. */
 static int explain_failure(struct multi_req *req, int prog_fd, int err)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
 	size_t i;
 
 	if (err == ENOENT || err == ESRCH || err == EOPNOTSUPP) {
@@ -355,20 +531,14 @@ static int explain_failure(struct multi_req *req, int prog_fd, int err)
 				return attach_err(req, err, "function '%s' is not traceable",
 						  req->funcs[i]);
 	}
-	if (req->session_size > BPF_FPROBE_MULTI_SESSION_MAX)
-		return attach_err(req, err, "session_size %u is over the limit of %u",
-				  req->session_size, BPF_FPROBE_MULTI_SESSION_MAX);
-	if (req->saved_args > BPF_FPROBE_MULTI_ARGS_MAX)
-		return attach_err(req, err, "saved_args %u is over the limit of %u",
-				  req->saved_args, BPF_FPROBE_MULTI_ARGS_MAX);
-	if (err == EINVAL && !bpf_prog_get_info_by_fd(prog_fd, &info, &len) &&
-	    info.type != BPF_PROG_TYPE_KPROBE)
-		return attach_err(req, err, "program '%s' is a %s program, not kprobe",
-				  info.name, libbpf_bpf_prog_type_str(info.type) ?: "unknown");
+	if (err == EEXIST)
+		return attach_err(req, err, "two of the names are one function (an alias)");
+	/* the kernel saves no more arguments than its registers pass */
+	if (err == E2BIG && req->saved_args)
+		return attach_err(req, err, "saved_args %u is over this kernel's limit",
+				  req->saved_args);
 	if (err == EINVAL)
-		return attach_err(req, err,
-				  "program '%s' was not loaded for %s (or the kernel refused the options)",
-				  info.name, req->type->name);
+		return explain_program(req, prog_fd, err);
 	return attach_err(req, err, "the kernel refused the link");
 }
 
@@ -376,7 +546,7 @@ static int create_multi_link(int prog_fd, struct multi_req *req)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 
-	if (req->type->fprobe) {
+	if (is_fprobe(req->type)) {
 		opts.fprobe_multi.flags = req->type->flags;
 		opts.fprobe_multi.cnt = req->cnt;
 		opts.fprobe_multi.syms = (const char **)req->funcs;

@@ -22,7 +22,7 @@
  *					a NULL data ends the run
  *	if is_return goto exit		session links
  *	entry parts, in source order	(each: predicate, then its block)
- *	*(u64 *)(r7 + ts_off) = now	if an exit part reads elapsed
+ *	*(u64 *)(r7 + ts_off) = now	if an exit part reads latency
  *	goto out
  *	exit: exit parts
  *	out: r0 = 0; exit		0: a session's exit run always runs
@@ -87,12 +87,23 @@
  * Builtins: pid and tid from bpf_get_current_pid_tgid(), uid and gid
  * from bpf_get_current_uid_gid(), cpu, nsecs (bpf_ktime_get_ns()), comm,
  * cookie (bpf_get_attach_cookie()), func (bpf_fprobe_func_ip(), a ksym),
- * kstack (bpf_get_stackid() on ".stacks", the id as the value: negative
- * when no stack was taken), probe ((probe index * 2 + 1 at exit) << 48 |
- * the low 48 bits of the function's address: the runtime names it),
- * argN and args.NAME (bpf_fprobe_arg(), then sign- or zero-extended from
- * the parameter's size), retval (bpf_fprobe_ret(), likewise), elapsed
- * (now minus the entry's timestamp in the session data).
+ * kstack and kstack(N) (bpf_get_stackid() on the stack map of N frames,
+ * ".stacks" for 127 and ".stacksN" for others, the id as the value:
+ * negative when no stack was taken; the type says which map, and the
+ * mode, for the runtime to print it), probe ((probe index * 2 + 1 at
+ * exit) << 48 | the low 48 bits of the function's address: the runtime
+ * names it), argN and args.NAME (bpf_fprobe_arg(), then sign- or
+ * zero-extended from the parameter's size), retval (bpf_fprobe_ret(),
+ * likewise), latency (now minus the entry's timestamp in the session
+ * data), elapsed (now minus the run's start, a constant the runtime
+ * patches in: see FPT_RELOC_START).
+ *
+ * Members: p->NAME and s.NAME add the member's offset to the address of
+ * their base (a pointer's value, or an embedded struct's address, itself
+ * a member), then bpf_probe_read_kernel() reads the member's bytes into
+ * the kfuncs' out slot (an integer or a pointer: then extended as an
+ * argument is) or into the string's buffer (a char array). A read that
+ * faults reads zeroes, as the helper leaves them. A cast changes no bits.
  *
  * Operators: integers are 64-bit; / % and >> are unsigned whatever the
  * operands (bpftrace's udiv, urem and lshr: -10 / 3 is 6148914691236517202,
@@ -239,7 +250,8 @@ static void load_const(struct cg *g, int dst, uint64_t v)
 		ld_imm64(g, dst, 0, v);
 }
 
-static void load_map(struct cg *g, int dst, int map)
+/* The next instruction, a BPF_LD_IMM64, gets map's fd (or the start time). */
+static void add_reloc(struct cg *g, int map)
 {
 	struct fpt_bpf_prog *p = g->p;
 
@@ -248,6 +260,11 @@ static void load_map(struct cg *g, int dst, int map)
 		p->relocs = xrealloc(p->relocs, g->rcap * sizeof(*p->relocs));
 	}
 	p->relocs[p->nrelocs++] = (struct fpt_reloc){ p->ninsns, map };
+}
+
+static void load_map(struct cg *g, int dst, int map)
+{
+	add_reloc(g, map);
 	ld_imm64(g, dst, BPF_PSEUDO_MAP_FD, 0);
 }
 
@@ -418,6 +435,7 @@ static void map_call(struct cg *g, int helper, int mi, int key, int value, int f
 
 static void gen_expr(struct cg *g, const struct fpt_expr *e);
 static void gen_str(struct cg *g, const struct fpt_expr *e, int off);
+static void extend(struct cg *g, const struct fpt_type *t);
 
 /* Map mi's key for map expression e (its keys), on the stack; its offset. */
 static int gen_key(struct cg *g, int mi, const struct fpt_expr *e)
@@ -470,17 +488,65 @@ static void gen_map_str(struct cg *g, const struct fpt_expr *e, int off)
 	g->sp = mark;
 }
 
+/* ---- Members -------------------------------------------------------------- */
+
+/*
+ * r0 = the address of member e: the pointer that its chain of '.' starts
+ * from, plus the offsets along the chain.
+ */
+static void gen_member_addr(struct cg *g, const struct fpt_expr *e)
+{
+	unsigned int off = e->u.field.off;
+
+	for (; e->u.field.base->type.kind == FPT_TY_RECORD; e = e->u.field.base)
+		off += e->u.field.base->u.field.off;
+	gen_expr(g, e->u.field.base);
+	if (off)
+		alu_imm(g, BPF_ADD, BPF_REG_0, (__s32)off);
+}
+
+/* n bytes of member e into the stack at off (zeroes if the read faults). */
+static void gen_member_read(struct cg *g, const struct fpt_expr *e, int off, unsigned int n)
+{
+	gen_member_addr(g, e);
+	mov(g, BPF_REG_3, BPF_REG_0);
+	stack_ptr(g, BPF_REG_1, off);
+	mov_imm(g, BPF_REG_2, (__s32)n);
+	call(g, BPF_FUNC_probe_read_kernel);
+}
+
+/*
+ * Char array e as a string at off: up to its first NUL, into a zeroed
+ * buffer, so that the bytes after the NUL do not make two keys differ.
+ */
+static void gen_member_str(struct cg *g, const struct fpt_expr *e, int off)
+{
+	zero(g, BPF_REG_10, off, e->type.size);
+	gen_member_addr(g, e);
+	mov(g, BPF_REG_3, BPF_REG_0);
+	stack_ptr(g, BPF_REG_1, off);
+	mov_imm(g, BPF_REG_2, (__s32)e->u.field.len);
+	call(g, BPF_FUNC_probe_read_kernel_str);
+}
+
+/* r0 = member e, an integer or a pointer, extended from its size. */
+static void gen_member(struct cg *g, const struct fpt_expr *e)
+{
+	gen_member_read(g, e, OUT_SLOT, e->type.size);
+	ldx(g, e->type.size == 1 ? BPF_B : e->type.size == 2 ? BPF_H :
+	    e->type.size == 4 ? BPF_W : BPF_DW, BPF_REG_0, BPF_REG_10, OUT_SLOT);
+	extend(g, &e->type);
+}
+
 /* ---- Strings ------------------------------------------------------------- */
 
-/* A pointer whose BTF says __user (the "user" type tag). */
+/* A pointer (to BTF type id) whose BTF says __user (the "user" type tag). */
 static bool user_ptr(const struct btf *btf, int id)
 {
-	const struct btf_type *t = btf && id ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_type *t;
 
-	if (!t || !btf_is_ptr(t))
-		return false;
-	for (t = btf__type_by_id(btf, t->type); t && (btf_is_mod(t) || btf_is_typedef(t));
-	     t = btf__type_by_id(btf, t->type))
+	for (t = btf && id > 0 ? btf__type_by_id(btf, id) : NULL;
+	     t && (btf_is_mod(t) || btf_is_typedef(t)); t = btf__type_by_id(btf, t->type))
 		if (btf_is_type_tag(t) && !strcmp(btf__name_by_offset(btf, t->name_off), "user"))
 			return true;
 	return false;
@@ -552,6 +618,9 @@ static void gen_str(struct cg *g, const struct fpt_expr *e, int off)
 	case FPT_E_MAP:
 		gen_map_str(g, e, off);
 		break;
+	case FPT_E_FIELD:		/* a char array */
+		gen_member_str(g, e, off);
+		break;
 	default:
 		zero(g, BPF_REG_10, off, e->type.size);
 	}
@@ -597,6 +666,37 @@ static void gen_probe(struct cg *g)
 	alu(g, BPF_OR, BPF_REG_0, BPF_REG_1);
 }
 
+/* r0 = elapsed: now minus the run's start, which the runtime patches in. */
+static void gen_elapsed(struct cg *g)
+{
+	call(g, BPF_FUNC_ktime_get_ns);
+	add_reloc(g, FPT_RELOC_START);
+	ld_imm64(g, BPF_REG_1, 0, 0);
+	alu(g, BPF_SUB, BPF_REG_0, BPF_REG_1);
+}
+
+/* r0 = the id of this stack in the stack map of t's frame count. */
+static void gen_kstack(struct cg *g, const struct fpt_type *t)
+{
+	int mi = -1;
+
+	for (int i = 0; i < g->s->nmaps; i++)
+		if (g->s->maps[i].role == FPT_MAP_STACKS &&
+		    g->s->maps[i].value_size == t->frames * 8)
+			mi = i;
+	if (mi < 0) {
+		/* the type pass adds one per frame count: a bug if missing */
+		fpt_error_noloc(g->d, "internal error: no stack map of %u frames",
+				t->frames);
+		g->failed = true;
+		return;
+	}
+	mov(g, BPF_REG_1, BPF_REG_6);
+	load_map(g, BPF_REG_2, mi);
+	mov_imm(g, BPF_REG_3, 0);
+	call(g, BPF_FUNC_get_stackid);
+}
+
 static void gen_builtin(struct cg *g, const struct fpt_expr *e)
 {
 	const char *n = e->u.name;
@@ -615,12 +715,14 @@ static void gen_builtin(struct cg *g, const struct fpt_expr *e)
 			extend(g, &e->type);
 	} else if (!strcmp(n, "cpu")) {
 		call(g, BPF_FUNC_get_smp_processor_id);
-	} else if (!strcmp(n, "nsecs") || !strcmp(n, "elapsed")) {
+	} else if (!strcmp(n, "nsecs") || !strcmp(n, "latency")) {
 		call(g, BPF_FUNC_ktime_get_ns);
-		if (*n == 'e') {
+		if (*n == 'l') {
 			ldx(g, BPF_DW, BPF_REG_1, BPF_REG_7, g->link->ts_off);
 			alu(g, BPF_SUB, BPF_REG_0, BPF_REG_1);
 		}
+	} else if (!strcmp(n, "elapsed")) {
+		gen_elapsed(g);
 	} else if (!strcmp(n, "cookie")) {
 		mov(g, BPF_REG_1, BPF_REG_6);
 		call(g, BPF_FUNC_get_attach_cookie);
@@ -630,10 +732,7 @@ static void gen_builtin(struct cg *g, const struct fpt_expr *e)
 	} else if (!strcmp(n, "probe")) {
 		gen_probe(g);
 	} else if (!strcmp(n, "kstack")) {
-		mov(g, BPF_REG_1, BPF_REG_6);
-		load_map(g, BPF_REG_2, map_index(g, ".stacks"));
-		mov_imm(g, BPF_REG_3, 0);
-		call(g, BPF_FUNC_get_stackid);
+		gen_kstack(g, &e->type);
 	} else if (!strcmp(n, "retval")) {
 		gen_arg(g, -1, &e->type);
 	} else {			/* arg0 .. arg5 */
@@ -897,11 +996,20 @@ static void gen_expr(struct cg *g, const struct fpt_expr *e)
 	case FPT_E_MAP:
 		gen_map_read(g, e);
 		break;
-	case FPT_E_CALL:		/* ksym(x) */
-		gen_expr(g, e->u.call.args.v[0]);
+	case FPT_E_CALL:		/* ksym(x), kstack(...) */
+		if (e->type.kind == FPT_TY_KSTACK)
+			gen_kstack(g, &e->type);
+		else
+			gen_expr(g, e->u.call.args.v[0]);
 		break;
 	case FPT_E_FIELD:
-		gen_arg(g, e->u.field.argno, &e->type);
+		if (e->u.field.base->kind == FPT_E_BUILTIN)	/* args.NAME */
+			gen_arg(g, e->u.field.argno, &e->type);
+		else
+			gen_member(g, e);
+		break;
+	case FPT_E_CAST:
+		gen_expr(g, e->u.cast.e);
 		break;
 	case FPT_E_UNARY:
 		gen_unary(g, e);
@@ -1220,6 +1328,26 @@ static void gen_map_event(struct cg *g, const struct fpt_expr *e, enum fpt_event
 		jump_to(g, g->done_label);
 }
 
+/* time([FORMAT]): a record the runtime prints the time for, as strftime() does. */
+static void gen_time(struct cg *g, const struct fpt_expr *e)
+{
+	static const char def[] = "%H:%M:%S\n";	/* bpftrace's */
+	const struct fpt_expr *f = e->u.call.args.n ? e->u.call.args.v[0] : NULL;
+	int id = event_add(g, FPT_EV_PRINTF, e->loc), mark = g->sp, r = stack_take(g, 8);
+	struct fpt_event *ev = &g->out->events[id];
+
+	ev->time = true;
+	ev->fmt_len = f ? f->u.str.len : strlen(def);
+	ev->fmt = malloc(ev->fmt_len + 1);
+	if (!ev->fmt)
+		abort();
+	memcpy(ev->fmt, f ? f->u.str.s : def, ev->fmt_len + 1);
+	st(g, BPF_W, BPF_REG_10, r, id);
+	st(g, BPF_W, BPF_REG_10, r + 4, 0);
+	emit_record(g, id, r);
+	g->sp = mark;
+}
+
 /* delete(): the element goes, from every CPU's copy of a per-CPU map. */
 static void gen_delete(struct cg *g, const struct fpt_expr *e)
 {
@@ -1251,6 +1379,8 @@ static void gen_expr_stmt(struct cg *g, const struct fpt_expr *e)
 		gen_map_event(g, e, FPT_EV_EXIT);
 	else if (!strcmp(n, "delete"))
 		gen_delete(g, e);
+	else if (!strcmp(n, "time"))
+		gen_time(g, e);
 	else if (e->type.kind != FPT_TY_STR)
 		gen_expr(g, e);
 }
@@ -1324,6 +1454,8 @@ static void find_expr_locals(struct cg *g, const struct fpt_expr *e)
 		add_local(g, e);
 	else if (e->kind == FPT_E_FIELD)
 		find_expr_locals(g, e->u.field.base);
+	else if (e->kind == FPT_E_CAST)
+		find_expr_locals(g, e->u.cast.e);
 	else if (e->kind == FPT_E_UNARY)
 		find_expr_locals(g, e->u.unary.e);
 	else if (e->kind == FPT_E_INCDEC)
@@ -1499,7 +1631,7 @@ static void gen_link(struct cg *g, int li)
 		session_start(g, exit_label);
 	for (int i = 0; l->mode != FPT_LINK_EXIT && i < l->nentry; i++)
 		gen_part(g, &prog->probes[l->entry[i]], false);
-	if (l->elapsed) {
+	if (l->latency) {
 		call(g, BPF_FUNC_ktime_get_ns);
 		stx(g, BPF_DW, BPF_REG_7, l->ts_off, BPF_REG_0);
 	}

@@ -147,9 +147,10 @@ enum fpt_type_kind {
 	FPT_TY_VOID,		/* statements-only calls: printf, delete, ... */
 	FPT_TY_INT,
 	FPT_TY_STR,
-	FPT_TY_PTR,		/* a kernel pointer, btf_id is the pointer type */
+	FPT_TY_PTR,		/* a kernel pointer, btf_id is the type it points to */
 	FPT_TY_KSYM,		/* ksym(), func */
-	FPT_TY_KSTACK,
+	FPT_TY_KSTACK,		/* stack_mode and frames say which */
+	FPT_TY_RECORD,		/* a struct or union inside one: only its fields are read */
 	FPT_TY_PROBE,		/* the probe builtin */
 	FPT_TY_AGG,		/* an aggregation call; agg says which */
 };
@@ -159,12 +160,21 @@ enum fpt_agg_kind {
 	FPT_AGG_MAX, FPT_AGG_STATS, FPT_AGG_HIST, FPT_AGG_LHIST,
 };
 
+/* How a kstack prints: kstack(bpftrace) (the default) or kstack(perf). */
+enum fpt_stack_mode { FPT_STACK_BPFTRACE, FPT_STACK_PERF };
+
 struct fpt_type {
 	enum fpt_type_kind kind;
 	enum fpt_agg_kind agg;
 	unsigned int size;	/* bytes (INT: 1/2/4/8, STR: buffer size) */
 	bool is_signed;
-	int btf_id;		/* the BTF type it came from (PTR: the pointer), 0 if none */
+	/*
+	 * The BTF type it came from, 0 if none: PTR the type it points to
+	 * (0: void; -1: the traced functions disagree), RECORD the struct
+	 */
+	int btf_id;
+	enum fpt_stack_mode stack_mode;	/* KSTACK */
+	unsigned int frames;		/* KSTACK: at most this many frames */
 };
 
 /* ---- AST (parser.c) ----------------------------------------------------- */
@@ -177,7 +187,8 @@ enum fpt_expr_kind {
 	FPT_E_VAR,		/* u.name: "$x" */
 	FPT_E_MAP,		/* u.map: "@m" with its keys */
 	FPT_E_CALL,		/* u.call: count(), str(x), ... */
-	FPT_E_FIELD,		/* u.field: args.NAME or args->NAME */
+	FPT_E_FIELD,		/* u.field: args.NAME, or a member: p->NAME, s.NAME */
+	FPT_E_CAST,		/* u.cast: (struct NAME *)e */
 	FPT_E_UNARY,		/* u.unary: - ! ~ */
 	FPT_E_BINARY,		/* u.binary */
 	FPT_E_TERNARY,		/* u.ternary: c ? a : b */
@@ -209,8 +220,14 @@ struct fpt_expr {
 			struct fpt_expr *base;
 			char *name;
 			bool arrow;
-			int argno;	/* set by the type pass */
+			int argno;	/* set by the type pass: args.NAME */
+			unsigned int off;	/* set by the type pass: a member's offset */
+			unsigned int len;	/* and a char array's bytes to read */
 		} field;
+		struct {
+			char *name;	/* "struct file", "union bpf_attr" */
+			struct fpt_expr *e;
+		} cast;
 		struct { enum fpt_tok_kind op; struct fpt_expr *e; } unary;
 		struct { enum fpt_tok_kind op; struct fpt_expr *l, *r; } binary;
 		struct { struct fpt_expr *cond, *then, *els; } ternary;
@@ -292,6 +309,11 @@ void fpt_program_free(struct fpt_program *prog);
 void fpt_ast_dump(FILE *out, const struct fpt_program *prog);
 /* True if name is a builtin variable (pid, comm, arg0, ...). */
 bool fpt_is_builtin(const char *name);
+/*
+ * Why fptrace leaves out bpftrace's probe type provider (its first len
+ * bytes): "it traces the kernel only", ...; NULL if it is not one of them.
+ */
+const char *fpt_left_out_reason(const char *provider, size_t len);
 
 /* ---- Map contents and printing (print.c) ------------------------------ */
 
@@ -372,7 +394,7 @@ struct bpf_insn;
 #define FPT_COMM_LEN		16	/* comm: string[16] */
 #define FPT_STR_LEN		64	/* str() and string literals: string[64] */
 #define FPT_KEYS_MAX		8	/* keys of one map */
-#define FPT_STACK_DEPTH		127	/* frames of a kstack */
+#define FPT_STACK_DEPTH		127	/* frames of a kstack, kstack(N)'s most */
 #define FPT_MAP_ENTRIES		4096	/* hash maps and the stack map */
 #define FPT_RINGBUF_SIZE	(256 * 1024)
 #define FPT_PRINTF_WIDTH_MAX	1024	/* printf's field widths and precisions */
@@ -397,7 +419,8 @@ enum fpt_map_role { FPT_MAP_USER, FPT_MAP_EVENTS, FPT_MAP_STACKS, FPT_MAP_LOST }
  * totals and buckets across CPUs and takes min/max over the set values.
  */
 struct fpt_map_info {
-	char *name;			/* "@x", "@"; ".events", ".stacks" */
+	/* "@x", "@"; ".events", ".stacks" (kstack), ".stacks5" (kstack(5)) */
+	char *name;
 	enum fpt_map_role role;
 	struct fpt_loc loc;		/* first use */
 	int nkeys;
@@ -425,7 +448,7 @@ struct fpt_svar {
  * One fprobe.multi link and its program: the probes (parts of probes:
  * a probe's fprobe specs give an entry part, its fretprobe specs an exit
  * part) on exactly the same set of functions. Entry and exit parts on one
- * set make a session; an exit part that reads elapsed makes one too.
+ * set make a session; an exit part that reads latency makes one too.
  */
 struct fpt_link {
 	enum fpt_link_mode mode;
@@ -435,7 +458,7 @@ struct fpt_link {
 	int *exit, nexit;
 	struct fpt_svar *svars;
 	int nsvars;
-	bool elapsed;			/* entry saves a timestamp at ts_off */
+	bool latency;			/* entry saves a timestamp at ts_off */
 	unsigned int ts_off;
 	unsigned int session_size;	/* link option (session only) */
 	unsigned int saved_args;	/* link option (exit runs only) */
@@ -477,10 +500,17 @@ enum fpt_kfunc {
 	FPT_KF_SESSION_DATA, FPT_KF__COUNT
 };
 
-/* Instruction insn is a BPF_LD_IMM64 whose imm the runtime sets to map's fd. */
+/*
+ * Instruction insn is a BPF_LD_IMM64 whose imm the runtime sets to map's
+ * fd; or, for map FPT_RELOC_START, a plain one that it sets to the run's
+ * start time (CLOCK_MONOTONIC, bpf_ktime_get_ns()'s clock, in ns), which
+ * elapsed counts from.
+ */
+#define FPT_RELOC_START	(-1)
+
 struct fpt_reloc {
 	int insn;
-	int map;		/* index in fpt_sema.maps */
+	int map;		/* index in fpt_sema.maps, or FPT_RELOC_START */
 };
 
 /* Instruction insn calls kfunc (its imm is already the vmlinux BTF id). */
@@ -522,6 +552,7 @@ struct fpt_event {
 	struct fpt_loc loc;
 	char *fmt;			/* PRINTF: the format, unescaped */
 	size_t fmt_len;
+	bool time;			/* PRINTF: time(): fmt is strftime()'s */
 	struct fpt_event_arg *args;
 	int nargs;
 	int map;			/* PRINT, CLEAR */
@@ -568,7 +599,9 @@ struct fpt_run_opts {
 	enum fpt_format fmt;
 	bool verbose;		/* -v: the verifier's log on success too */
 	pid_t child;		/* -c: the command, waiting to start; 0 if none */
-	int child_go;		/* -c: closed to let the command exec; -1 if none */
+	int child_go;		/* -c: written to let the command exec; -1 if none */
+	int child_err;		/* -c: its exec's errno, or EOF once it ran; -1 if none */
+	const char *cmd;	/* -c: the command, for messages */
 	pid_t pid;		/* -p: stop when it is gone; 0 if none */
 };
 
@@ -582,6 +615,43 @@ struct fpt_run_opts {
 int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
 	    const struct fpt_sema *s, const struct fpt_bpf *b,
 	    const struct fpt_run_opts *o);
+
+/* ---- Command line (cli.c) and listing (list.c) ------------------------------ */
+
+/* The command line: see cli.c. */
+struct fpt_cli {
+	const char *expr, *file, *list, *cmd;	/* -e, FILE ("-": stdin), -l, -c */
+	pid_t pid;				/* -p, 0 if none */
+	bool dump, verbose, trace_self;		/* -d, -v, --trace-self */
+	enum fpt_format fmt;			/* -f */
+};
+
+/*
+ * Parse argv into o (zeroed but for fmt). Returns 0; 1 when --help was
+ * printed (exit 0); -1 with the "ERROR: ..." line (or the usage) on err.
+ */
+int fpt_cli_parse(int argc, char **argv, struct fpt_cli *o, FILE *err);
+/*
+ * The program in file ("-": read from in), its first line blanked if it
+ * starts with "#!"; NULL (reported on err) if it cannot be opened or read.
+ */
+char *fpt_read_program(const char *file, FILE *in, size_t *len, FILE *err);
+/* -l's SPEC: its provider ("fprobe" when none), NULL if unknown; *glob the rest. */
+const char *fpt_list_provider(const char *spec, const char **glob);
+/*
+ * The file exec would run for -c's name, into path: name itself when it
+ * holds a '/', else the first executable regular file of that name in
+ * PATH. 0, or -ENOENT (none), -EACCES (not executable) and the like.
+ */
+int fpt_find_command(const char *name, char *path, size_t len);
+
+/*
+ * fptrace -l [-v] SPEC (list.c): print the functions of names (n of them,
+ * sorted, mods[i] their module or NULL) that SPEC matches, as
+ * "fprobe:vfs_read", with their arguments from BTF when verbose. Returns
+ * the exit status: 1 (reported) for an unknown provider or no match.
+ */
+int fpt_list(const char *spec, bool verbose, char *const *names, char *const *mods, size_t n);
 
 /*
  * Kernel symbols from /proc/kallsyms, for ksym(), func, probe and kstack
@@ -604,7 +674,7 @@ struct fpt_out {
 	const struct fpt_program *prog;
 	const struct fpt_sema *s;
 	struct fpt_ksyms *ksyms;	/* NULL until a value needs a name */
-	int stacks_fd;		/* the ".stacks" map, -1 if none */
+	const int *map_fds;	/* by index in s->maps: the stack maps' for kstack */
 };
 
 /* Print the printf event ev from its ring buffer record rec. */

@@ -36,6 +36,7 @@ static const char *helper_name(int id)
 	case BPF_FUNC_get_stackid: return "bpf_get_stackid";
 	case BPF_FUNC_probe_read_user_str: return "bpf_probe_read_user_str";
 	case BPF_FUNC_probe_read_kernel_str: return "bpf_probe_read_kernel_str";
+	case BPF_FUNC_probe_read_kernel: return "bpf_probe_read_kernel";
 	case BPF_FUNC_ringbuf_output: return "bpf_ringbuf_output";
 	case BPF_FUNC_get_attach_cookie: return "bpf_get_attach_cookie";
 	default: return "unknown";
@@ -132,10 +133,14 @@ static void dump_ld64(FILE *out, const struct fpt_sema *s, const struct fpt_bpf_
 {
 	const struct bpf_insn *i = &p->insns[n];
 
-	for (int k = 0; i->src_reg == BPF_PSEUDO_MAP_FD && k < p->nrelocs; k++) {
+	for (int k = 0; k < p->nrelocs; k++) {
 		if (p->relocs[k].insn != n)
 			continue;
-		fprintf(out, "r%d = map[id:%s]\n", i->dst_reg, s->maps[p->relocs[k].map].name);
+		if (p->relocs[k].map == FPT_RELOC_START)
+			fprintf(out, "r%d = <start ns>\n", i->dst_reg);
+		else
+			fprintf(out, "r%d = map[id:%s]\n", i->dst_reg,
+				s->maps[p->relocs[k].map].name);
 		return;
 	}
 	fprintf(out, "r%d = 0x%llx\n", i->dst_reg, (unsigned long long)

@@ -2,29 +2,41 @@
 /*
  * main.c: the fptrace command.
  *
- * Takes the command line (a program by -e or from a file, or -l GLOB), the
- * kernel's traceable functions (/sys/kernel/tracing/available_filter_functions)
- * and its BTF (/sys/kernel/btf/vmlinux, plus one module's split BTF when
- * the probes match functions of exactly one module); gives the program
- * parsed, typed, generated and run by runtime.c, or the listing.
+ * Takes the command line (a program by -e, from a file or from stdin for
+ * "-", or -l SPEC), the kernel's traceable functions
+ * (/sys/kernel/tracing/available_filter_functions) and its BTF
+ * (/sys/kernel/btf/vmlinux, plus one module's split BTF when the probes
+ * match functions of exactly one module); gives the program parsed, typed,
+ * generated and run by runtime.c, or the listing of list.c.
  *
- *   fptrace [-v] [-d] [-f text|json] [-p PID | -c CMD] (-e PROGRAM | FILE)
- *   fptrace -l [GLOB]
+ *   fptrace [-v] [-d] [-f text|json] [-p PID | -c CMD] [--trace-self]
+ *           (-e PROGRAM | FILE | -)
+ *   fptrace -l [-v] [SPEC]
  *
- * -p PID adds "pid == PID" to the predicate of every fprobe and fretprobe
- * probe before the type pass (so the generated code filters; BEGIN, END and
- * interval probes run as usual) and ends the run when PID is gone.
- * -c CMD forks CMD (split at blanks, looked up in PATH) held on a pipe until
- * the links are attached, and ends the run when it exits, as bpftrace's -c
- * does; like bpftrace, it does not filter by the command's pid (use a
- * predicate such as /comm == "dd"/). The exit status is 0, or 1 when the
- * program did not compile, load or attach.
+ * Options may follow FILE (getopt permutes them). A script's first line
+ * that starts with "#!" is blanked before the lexer sees it, so that an
+ * executable script runs through its "#!/usr/bin/env fptrace" line and
+ * the line numbers of messages stay those of the file.
+ *
+ * Every fprobe and fretprobe probe gets "pid != SELF" added to its
+ * predicate before the type pass, SELF being fptrace's own process id, so
+ * that the tool's own work (its writes of what it prints, its polling)
+ * never shows in what it traces; --trace-self leaves it out.
+ * -p PID likewise adds "pid == PID" (BEGIN, END and interval probes run as
+ * usual) and ends the run when PID is gone.
+ * -c CMD looks CMD's first word up in PATH first (a command that is not
+ * there is an error before anything is loaded), then forks it, held on a
+ * pipe until the links are attached; the child reports a failed exec on a
+ * close-on-exec pipe, which makes the run fail with its errno. The run ends
+ * when CMD exits, as bpftrace's -c does; like bpftrace, it does not filter
+ * by the command's pid (use a predicate such as /comm == "dd"/). The exit
+ * status is 0, or 1 when the command line is wrong, the program did not
+ * compile, load or attach, or the command could not run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -41,115 +53,12 @@
 #define FUNCS_PATH	"/sys/kernel/tracing/available_filter_functions"
 #define FUNCS_PATH_OLD	"/sys/kernel/debug/tracing/available_filter_functions"
 
-struct opts {
-	const char *expr, *file, *list, *cmd;
-	pid_t pid;
-	bool dump, verbose;
-	enum fpt_format fmt;
-};
-
 /* The traceable functions: names sorted and unique, with their module. */
 struct funcs {
 	char **name;
 	char **mod;			/* NULL for vmlinux */
 	size_t n;
 };
-
-static void print_usage(FILE *f)
-{
-	fputs("usage: fptrace [options] (-e PROGRAM | FILE)\n"
-	      "       fptrace -l [GLOB]\n"
-	      "\n"
-	      "  -e PROGRAM   trace PROGRAM (bpftrace syntax: fprobe:, fretprobe:,\n"
-	      "               kprobe:, kretprobe:, BEGIN, END, interval:s:N)\n"
-	      "  -l [GLOB]    list the traceable functions matching GLOB, with\n"
-	      "               their parameters from BTF\n"
-	      "  -p PID       trace only the process PID; stop when it ends\n"
-	      "  -c CMD       run CMD, trace while it runs, stop when it ends\n"
-	      "  -f FORMAT    output format: text (default) or json\n"
-	      "  -d           dump the AST and the generated instructions, and stop\n"
-	      "  -v           verbose: print the verifier's log of every program\n"
-	      "  -h, --help   this help\n"
-	      "\n"
-	      "Maps print at exit as bpftrace prints them; calls the links missed\n"
-	      "(bpf_link_info.fprobe_multi) are counted on stderr.\n", f);
-}
-
-/* -p's argument: the id of a process that exists */
-static int parse_pid(const char *arg, int *pid)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v <= 0 || v > INT_MAX) {
-		fprintf(stderr, "ERROR: -p %s: not a process id\n", arg);
-		return -1;
-	}
-	if (kill(v, 0) && errno == ESRCH) {
-		fprintf(stderr, "ERROR: -p %s: no such process\n", arg);
-		return -1;
-	}
-	*pid = v;
-	return 0;
-}
-
-static int parse_opts(int argc, char **argv, struct opts *o)
-{
-	static const struct option longs[] = {
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "+e:lp:c:f:dvh", longs, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			o->expr = optarg;
-			break;
-		case 'l':
-			o->list = "*";
-			break;
-		case 'p':
-			if (parse_pid(optarg, &o->pid))
-				return -1;
-			break;
-		case 'c':
-			o->cmd = optarg;
-			break;
-		case 'd':
-			o->dump = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'f':
-			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
-				fprintf(stderr, "ERROR: unknown output format '%s'\n", optarg);
-				return -1;
-			}
-			o->fmt = strcmp(optarg, "json") ? FPT_FMT_TEXT : FPT_FMT_JSON;
-			break;
-		case 'h':
-			print_usage(stdout);
-			exit(0);
-		default:
-			print_usage(stderr);
-			return -1;
-		}
-	}
-	if (o->list && optind < argc)
-		o->list = argv[optind++];
-	else if (!o->expr && optind < argc)
-		o->file = argv[optind++];
-	if (optind < argc || (!o->list && !o->expr && !o->file) ||
-	    o->pid < 0 || (o->pid && o->cmd)) {
-		fputs(o->pid && o->cmd ? "ERROR: -p and -c cannot be used together\n" :
-		      "ERROR: give one of -e PROGRAM, FILE or -l\n", stderr);
-		return -1;
-	}
-	return 0;
-}
 
 /* ---- Functions and BTF ------------------------------------------------------ */
 
@@ -284,72 +193,7 @@ static struct btf *load_btf(const char *mod, struct btf **base)
 	return b ? b : *base;
 }
 
-/* "vfs_read(file, buf, count, pos)", or the bare name without BTF. */
-static void list_one(const struct btf *btf, const char *name)
-{
-	__s32 id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-	const struct btf_type *t = id > 0 ?
-		btf__type_by_id(btf, btf__type_by_id(btf, id)->type) : NULL;
-
-	if (!t || !btf_is_func_proto(t)) {
-		printf("%s\n", name);
-		return;
-	}
-	printf("%s(", name);
-	for (int i = 0; i < btf_vlen(t); i++) {
-		const char *p = btf__name_by_offset(btf, btf_params(t)[i].name_off);
-
-		printf("%s%s", i ? ", " : "", p && *p ? p : "...");
-	}
-	printf(")\n");
-}
-
-static int list_funcs(const char *glob, const struct funcs *f)
-{
-	struct btf *base, *btf = load_btf(NULL, &base), *mbtf = NULL;
-	const char *cur = NULL;
-
-	if (!btf)
-		return 1;
-	for (size_t i = 0; i < f->n; i++) {
-		if (fnmatch(glob, f->name[i], 0))
-			continue;
-		if (f->mod[i] && (!cur || strcmp(cur, f->mod[i]))) {
-			char path[256];
-
-			btf__free(mbtf);
-			snprintf(path, sizeof(path), "/sys/kernel/btf/%s", f->mod[i]);
-			mbtf = btf__parse_split(path, base);
-			cur = f->mod[i];
-		}
-		list_one(f->mod[i] && mbtf ? mbtf : btf, f->name[i]);
-	}
-	btf__free(mbtf);
-	btf__free(base);
-	return 0;
-}
-
 /* ---- The program -------------------------------------------------------------- */
-
-static char *read_all(FILE *in, size_t *len)
-{
-	char *buf = NULL;
-	size_t cap = 0, n;
-
-	*len = 0;
-	do {
-		if (cap - *len < 4096) {
-			cap = cap ? 2 * cap : 8192;
-			buf = realloc(buf, cap + 1);
-			if (!buf)
-				abort();
-		}
-		n = fread(buf + *len, 1, cap - *len, in);
-		*len += n;
-	} while (n);
-	buf[*len] = 0;
-	return buf;
-}
 
 static struct fpt_expr *new_expr(enum fpt_expr_kind k, struct fpt_loc loc)
 {
@@ -362,12 +206,13 @@ static struct fpt_expr *new_expr(enum fpt_expr_kind k, struct fpt_loc loc)
 	return e;
 }
 
-/* "pid == N", or "pid == N && (pred)", placed at the probe's spec. */
-static struct fpt_expr *pid_pred(struct fpt_expr *pred, pid_t pid, struct fpt_loc loc)
+/* "pid OP N", or "pid OP N && (pred)", placed at the probe's spec. */
+static struct fpt_expr *pid_pred(struct fpt_expr *pred, enum fpt_tok_kind op, pid_t pid,
+				 struct fpt_loc loc)
 {
 	struct fpt_expr *b = new_expr(FPT_E_BINARY, loc), *a;
 
-	b->u.binary.op = FPT_T_EQ;
+	b->u.binary.op = op;
 	b->u.binary.l = new_expr(FPT_E_BUILTIN, loc);
 	b->u.binary.l->u.name = strdup("pid");
 	b->u.binary.r = new_expr(FPT_E_INT, loc);
@@ -383,8 +228,11 @@ static struct fpt_expr *pid_pred(struct fpt_expr *pred, pid_t pid, struct fpt_lo
 	return a;
 }
 
-/* -p: every probe whose specs are all fprobes or fretprobes runs for pid only. */
-static void add_pid_filter(struct fpt_program *prog, pid_t pid)
+/*
+ * Every probe whose specs are all fprobes or fretprobes runs only when
+ * "pid OP N" holds: -p's "pid == PID", and "pid != SELF" for fptrace itself.
+ */
+static void add_pid_filter(struct fpt_program *prog, enum fpt_tok_kind op, pid_t pid)
 {
 	for (int i = 0; i < prog->nprobes; i++) {
 		struct fpt_probe *p = &prog->probes[i];
@@ -394,37 +242,91 @@ static void add_pid_filter(struct fpt_program *prog, pid_t pid)
 			traced &= p->specs[j].kind == FPT_P_FPROBE ||
 				p->specs[j].kind == FPT_P_FRETPROBE;
 		if (traced)
-			p->pred = pid_pred(p->pred, pid, p->specs[0].loc);
+			p->pred = pid_pred(p->pred, op, pid, p->specs[0].loc);
 	}
 }
 
-/* -c: fork cmd, held until a byte comes on *go (EOF: it exits unrun). */
-static pid_t spawn(const char *cmd, int *go)
-{
-	char *copy = strdup(cmd), *argv[64], *save = NULL, c;
-	int fd[2], n = 0;
-	pid_t pid;
+/* ---- -c's command ------------------------------------------------------------- */
 
-	if (!copy || pipe2(fd, O_CLOEXEC))
-		return -1;
+/*
+ * In the child: wait for the go byte, exec, or report errno on the result
+ * pipe. The parent's ends are closed first, so that the parent's close of
+ * go makes the read end.
+ */
+static void command_child(const char *path, char **argv, int go[2], int res[2])
+{
+	int err, go_fd = go[0], err_fd = res[1];
+	char c;
+
+	close(go[1]);
+	close(res[0]);
+	if (read(go_fd, &c, 1) != 1)
+		_exit(127);	/* fptrace gave up: the command never runs */
+	execv(path, argv);
+	err = errno;
+	if (write(err_fd, &err, sizeof(err)) != sizeof(err))
+		_exit(126);
+	_exit(127);
+}
+
+static void close_pipe(int fd[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/*
+ * -c: fork cmd (split at blanks), held until a byte comes on ro->child_go;
+ * a failed exec writes its errno on the pipe ro->child_err, which exec
+ * closes otherwise. -1 (reported) when cmd cannot run.
+ */
+static int spawn(const char *cmd, struct fpt_run_opts *ro)
+{
+	char *copy = strdup(cmd), *argv[64], *save = NULL, path[PATH_MAX];
+	int go[2] = { -1, -1 }, res[2] = { -1, -1 }, n = 0, err;
+
+	if (!copy)
+		abort();
 	for (char *w = strtok_r(copy, " \t", &save); w && n < 63; w = strtok_r(NULL, " \t", &save))
 		argv[n++] = w;
 	argv[n] = NULL;
-	pid = n ? fork() : -1;
-	if (pid == 0) {
-		close(fd[1]);
-		if (read(fd[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "ERROR: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+	err = n ? fpt_find_command(argv[0], path, sizeof(path)) : -ENOENT;
+	if (!err && (pipe2(go, O_CLOEXEC) || pipe2(res, O_CLOEXEC)))
+		err = -errno;
+	if (!err) {
+		ro->child = fork();
+		if (ro->child == 0)
+			command_child(path, argv, go, res);
+		err = ro->child < 0 ? -errno : 0;
 	}
-	close(fd[0]);
+	if (err) {
+		fprintf(stderr, "ERROR: cannot run '%s': %s\n", n ? argv[0] : cmd, strerror(-err));
+		close_pipe(go);
+		close_pipe(res);
+	} else {
+		close(go[0]);
+		close(res[1]);
+		ro->child_go = go[1];
+		ro->child_err = res[0];
+	}
 	free(copy);
-	*go = fd[1];
-	if (pid < 0)
-		close(fd[1]);
-	return pid;
+	return err ? -1 : 0;
+}
+
+/*
+ * After the run: reap the command. Closing its go pipe makes one that was
+ * never let go exit unrun; one that ran is stopped if it still runs.
+ */
+static void end_command(struct fpt_run_opts *ro, bool ran)
+{
+	if (ro->child <= 0)
+		return;
+	close(ro->child_go);
+	close(ro->child_err);
+	if (ran)
+		kill(ro->child, SIGTERM);	/* a no-op once it exited */
+	waitpid(ro->child, NULL, 0);
 }
 
 /* Dump the AST and every program's instructions (-d). */
@@ -441,10 +343,10 @@ static void dump(const struct fpt_program *prog, const struct fpt_sema *s,
 }
 
 /* Parse, type and generate src; then dump (-d) or run it. */
-static int trace(const struct opts *o, const struct fpt_source *src, const struct funcs *f)
+static int trace(const struct fpt_cli *o, const struct fpt_source *src, const struct funcs *f)
 {
 	struct fpt_run_opts ro = { .fmt = o->fmt, .verbose = o->verbose, .child_go = -1,
-				   .pid = o->pid };
+				   .child_err = -1, .pid = o->pid, .cmd = o->cmd };
 	struct fpt_program prog = { 0 };
 	struct fpt_sema sema = { 0 };
 	struct fpt_bpf bpf = { 0 };
@@ -456,7 +358,9 @@ static int trace(const struct opts *o, const struct fpt_source *src, const struc
 	if (fpt_parse(src, &d, &prog))
 		goto out;
 	if (o->pid)
-		add_pid_filter(&prog, o->pid);
+		add_pid_filter(&prog, FPT_T_EQ, o->pid);
+	if (!o->trace_self)
+		add_pid_filter(&prog, FPT_T_NE, getpid());
 	btf = load_btf(probe_module(&prog, f), &base);
 	if (!btf || fpt_types(&prog, btf, (const char *const *)f->name, f->n, &d, &sema) ||
 	    fpt_codegen(&prog, &sema, btf, &d, &bpf))
@@ -466,21 +370,10 @@ static int trace(const struct opts *o, const struct fpt_source *src, const struc
 		err = 0;
 		goto out;
 	}
-	if (o->cmd) {
-		ro.child = spawn(o->cmd, &ro.child_go);
-		if (ro.child < 0) {
-			fprintf(stderr, "ERROR: cannot run '%s'\n", o->cmd);
-			goto out;
-		}
-	}
+	if (o->cmd && spawn(o->cmd, &ro))
+		goto out;
 	err = fpt_run(src, &prog, &sema, &bpf, &ro) ? 1 : 0;
-	if (ro.child > 0) {
-		if (err)
-			close(ro.child_go);	/* the command exits unrun */
-		else
-			kill(ro.child, SIGTERM);	/* a no-op once it exited */
-		waitpid(ro.child, NULL, 0);
-	}
+	end_command(&ro, !err);
 out:
 	fpt_bpf_free(&bpf);
 	fpt_sema_free(&sema);
@@ -493,35 +386,32 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .fmt = FPT_FMT_TEXT };
+	struct fpt_cli o = { .fmt = FPT_FMT_TEXT };
 	struct fpt_source src;
 	struct funcs f = { 0 };
 	char *text = NULL;
 	size_t len = 0;
 	int err;
 
-	if (parse_opts(argc, argv, &o))
-		return 1;
+	err = fpt_cli_parse(argc, argv, &o, stderr);
+	if (err)
+		return err < 0 ? 1 : 0;
 	if (load_funcs(&f))
 		return 1;
 	if (o.list) {
-		err = list_funcs(o.list, &f);
+		err = fpt_list(o.list, o.verbose, f.name, f.mod, f.n);
 		free_funcs(&f);
 		return err;
 	}
 	if (o.file) {
-		FILE *in = fopen(o.file, "r");
-
-		if (!in) {
-			fprintf(stderr, "ERROR: cannot open %s: %s\n", o.file, strerror(errno));
+		text = fpt_read_program(o.file, stdin, &len, stderr);
+		if (!text) {
 			free_funcs(&f);
 			return 1;
 		}
-		text = read_all(in, &len);
-		fclose(in);
 	}
-	src = (struct fpt_source){ o.file ? o.file : "stdin", o.expr ? o.expr : text,
-				   o.expr ? strlen(o.expr) : len };
+	src = (struct fpt_source){ o.file && strcmp(o.file, "-") ? o.file : "stdin",
+				   o.expr ? o.expr : text, o.expr ? strlen(o.expr) : len };
 	libbpf_set_print(NULL);
 	err = trace(&o, &src, &f);
 	free(text);

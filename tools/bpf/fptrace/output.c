@@ -7,13 +7,15 @@
  * and map contents read, reduced across CPUs and turned into a struct
  * fpt_map_view for fpt_print_map(). Values that are kernel addresses (func,
  * ksym), probe ids and stack ids are named here from /proc/kallsyms and
- * the ".stacks" map: func as "vfs_read", probe as "fprobe:vfs_read", a
- * kstack as bpftrace prints one (a line a frame, "sym+off" indented by 8).
+ * the stack maps: func as "vfs_read", probe as "fprobe:vfs_read", a kstack
+ * as bpftrace prints one (a line a frame: "sym+off" indented by 8, or
+ * for kstack(perf) a tab, the address in hex, a space and "sym+off").
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -33,9 +35,11 @@ static void *xcalloc(size_t n, size_t size)
 /* ---- Naming values ------------------------------------------------------------ */
 
 /*
- * The kernel's symbols, read when a value first needs one: /proc/kallsyms
- * takes a fifth of a second of instructions to read and parse, which
- * every run used to spend before attaching, named values or not.
+ * The kernel's symbols. The runtime reads them before attaching when the
+ * program can print a named value (fptrace's own reads of /proc/kallsyms
+ * must not go through its probes), and not at all otherwise: the file
+ * takes a fifth of a second of instructions to read and parse. Read here
+ * only if a value needs a name that the runtime did not foresee.
  */
 static const struct fpt_ksyms *out_ksyms(struct fpt_out *o)
 {
@@ -80,11 +84,25 @@ static char *probe_str(struct fpt_out *o, uint64_t v)
 	return r;
 }
 
-/* A kstack as bpftrace prints it: "\n" then one "        sym+off\n" a frame. */
-static char *kstack_str(struct fpt_out *o, int64_t id)
+/* The fd of the stack map of t's frame count (types.c made one a count). */
+static int stack_fd(const struct fpt_out *o, const struct fpt_type *t)
+{
+	for (int i = 0; o->map_fds && i < o->s->nmaps; i++)
+		if (o->s->maps[i].role == FPT_MAP_STACKS &&
+		    o->s->maps[i].value_size == t->frames * 8)
+			return o->map_fds[i];
+	return -1;
+}
+
+/*
+ * A kstack as bpftrace prints it: "\n", then a line a frame:
+ * "        sym+off\n", or "\tADDR sym+off\n" for kstack(perf).
+ */
+static char *kstack_str(struct fpt_out *o, const struct fpt_type *t, int64_t id)
 {
 	uint64_t ips[FPT_STACK_DEPTH], off;
-	char *r = NULL;
+	int fd = stack_fd(o, t);
+	char *r = NULL, sym[256];
 	size_t len = 0;
 	FILE *f = open_memstream(&r, &len);
 
@@ -92,15 +110,18 @@ static char *kstack_str(struct fpt_out *o, int64_t id)
 		abort();
 	memset(ips, 0, sizeof(ips));
 	fputc('\n', f);
-	if (id >= 0 && o->stacks_fd >= 0 &&
-	    !bpf_map_lookup_elem(o->stacks_fd, &(__u32){ id }, ips)) {
-		for (int i = 0; i < FPT_STACK_DEPTH && ips[i]; i++) {
+	if (id >= 0 && fd >= 0 && !bpf_map_lookup_elem(fd, &(__u32){ id }, ips)) {
+		for (unsigned int i = 0; i < t->frames && i < FPT_STACK_DEPTH && ips[i]; i++) {
 			const char *n = fpt_ksym(out_ksyms(o), ips[i], &off);
 
 			if (n)
-				fprintf(f, "        %s+%llu\n", n, (unsigned long long)off);
+				snprintf(sym, sizeof(sym), "%s+%llu", n, (unsigned long long)off);
 			else
-				fprintf(f, "        0x%llx\n", (unsigned long long)ips[i]);
+				snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)ips[i]);
+			if (t->stack_mode == FPT_STACK_PERF)
+				fprintf(f, "\t%llx %s\n", (unsigned long long)ips[i], sym);
+			else
+				fprintf(f, "        %s\n", sym);
 		}
 	}
 	fclose(f);
@@ -116,7 +137,7 @@ static char *named_value(struct fpt_out *o, const struct fpt_type *t, uint64_t v
 	case FPT_TY_PROBE:
 		return probe_str(o, v);
 	case FPT_TY_KSTACK:
-		return kstack_str(o, (int64_t)v);
+		return kstack_str(o, t, (int64_t)v);
 	default:
 		return NULL;
 	}
@@ -205,6 +226,17 @@ static void format_printf(FILE *f, struct fpt_out *o, const struct fpt_event *ev
 	}
 }
 
+/* time(FORMAT): the local wall-clock time, as strftime() prints it. */
+static void format_time(FILE *f, const struct fpt_event *ev)
+{
+	char buf[512];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	if (localtime_r(&now, &tm) && strftime(buf, sizeof(buf), ev->fmt, &tm))
+		fputs(buf, f);
+}
+
 void fpt_out_printf(struct fpt_out *o, const struct fpt_event *ev, const void *rec)
 {
 	char *text = NULL;
@@ -213,10 +245,13 @@ void fpt_out_printf(struct fpt_out *o, const struct fpt_event *ev, const void *r
 
 	if (!f)
 		abort();
-	format_printf(f, o, ev, rec);
+	if (ev->time)
+		format_time(f, ev);
+	else
+		format_printf(f, o, ev, rec);
 	fclose(f);
 	if (o->fmt == FPT_FMT_JSON) {
-		fputs("{\"type\": \"printf\", \"data\": \"", o->f);
+		fprintf(o->f, "{\"type\": \"%s\", \"data\": \"", ev->time ? "time" : "printf");
 		fpt_json_escape(o->f, text);
 		fputs("\"}\n", o->f);
 	} else {

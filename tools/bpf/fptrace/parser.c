@@ -7,9 +7,9 @@
  * as S-expressions, and fpt_program_free(). Every expression gets its
  * location and an empty type slot for the type pass.
  *
- * The grammar is bpftrace's (src/parser.yy), less what fptrace has no use
- * for (casts, structs, unroll/while/for, tuples, positional parameters,
- * unary * and &):
+ * The grammar is bpftrace's, less what fptrace has no use for (struct
+ * declarations, casts but to struct and union pointers, unroll/while/for,
+ * tuples, positional parameters, unary * and &):
  *
  *   program  := probe+
  *   block    := '{' [stmt (';' stmt)* [';']] '}'     if/else need no ';'
@@ -19,7 +19,8 @@
  *             | expr
  *   operators, loosest first, all left-associative but ?: :
  *     ?:  ||  &&  |  ^  &  == !=  < <= > >=  << >>  + -  * / %
- *     unary ! ~ - ++ --, then postfix .NAME ->NAME ++ --
+ *     unary ! ~ - ++ -- and casts '(' (struct | union) NAME '*' ')',
+ *     then postfix .NAME ->NAME ++ --
  *   primary  := integer | string | $var | @map ['[' expr (',' expr)* ']']
  *             | name '(' [expr (',' expr)*] ')' | name | '(' expr ')'
  *
@@ -28,7 +29,9 @@
  * stops at its first error; the lexer's errors all come first and stop it
  * from running at all.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +110,10 @@ static void expr_free(struct fpt_expr *e)
 	case FPT_E_FIELD:
 		expr_free(e->u.field.base);
 		free(e->u.field.name);
+		break;
+	case FPT_E_CAST:
+		free(e->u.cast.name);
+		expr_free(e->u.cast.e);
 		break;
 	case FPT_E_UNARY:
 		expr_free(e->u.unary.e);
@@ -264,8 +271,8 @@ static bool expect(struct parser *p, enum fpt_tok_kind k)
 /* ---- Expressions -------------------------------------------------------- */
 
 static const char * const builtins[] = {
-	"pid", "tid", "uid", "gid", "comm", "cpu", "nsecs", "elapsed", "func",
-	"probe", "retval", "arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+	"pid", "tid", "uid", "gid", "comm", "cpu", "nsecs", "elapsed", "latency",
+	"func", "probe", "retval", "arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
 	"args", "kstack", "cookie",
 };
 
@@ -447,10 +454,63 @@ static struct fpt_expr *parse_postfix(struct parser *p)
 	return e;
 }
 
+static struct fpt_expr *parse_unary(struct parser *p);
+
+/* A cast: '(' already seen before "struct" or "union". */
+static bool is_cast(const struct parser *p)
+{
+	const struct fpt_token *t = &p->t[p->pos + 1];
+
+	return at(p, FPT_T_LPAREN) && t->kind == FPT_T_IDENT &&
+		(!strcmp(t->text, "struct") || !strcmp(t->text, "union"));
+}
+
+/* (struct NAME *)e: a pointer to the struct, for -> to read its fields. */
+static struct fpt_expr *parse_cast(struct parser *p)
+{
+	struct fpt_loc open = next(p)->loc;
+	const char *tag = next(p)->text;
+	struct fpt_expr *e, *sub;
+	char *name;
+
+	if (!at(p, FPT_T_IDENT)) {
+		syntax_error(p, 1, FPT_T_IDENT);
+		return NULL;
+	}
+	if (asprintf(&name, "%s %s", tag, next(p)->text) < 0)
+		abort();
+	if (!at(p, FPT_T_MUL)) {
+		error_at(p, fpt_loc_join(open, cur(p)->loc),
+			 "fptrace casts only to pointers: (%s *)", name);
+		free(name);
+		return NULL;
+	}
+	next(p);
+	if (at(p, FPT_T_MUL)) {
+		error_at(p, cur(p)->loc,
+			 "fptrace casts only to pointers to a struct or union: (%s *)", name);
+		free(name);
+		return NULL;
+	}
+	sub = expect(p, FPT_T_RPAREN) && nest(p) ? parse_unary(p) : NULL;
+	if (!sub) {
+		free(name);
+		return NULL;
+	}
+	p->depth--;
+	e = new_expr(FPT_E_CAST, fpt_loc_join(open, sub->loc));
+	e->u.cast.name = name;
+	e->u.cast.e = sub;
+	return e;
+}
+
 static struct fpt_expr *parse_unary(struct parser *p)
 {
 	const struct fpt_token *t = cur(p);
 	struct fpt_expr *e, *sub;
+
+	if (is_cast(p))
+		return parse_cast(p);
 
 	if (t->kind == FPT_T_INC || t->kind == FPT_T_DEC) {
 		next(p);
@@ -720,6 +780,32 @@ static bool parse_function_spec(struct parser *p, struct fpt_spec *sp, const cha
 	return true;
 }
 
+/* bpftrace's probe types that fptrace leaves out, and why. */
+static const struct { const char *name, *why; } left_out[] = {
+	{ "tracepoint", "it attaches to kernel functions only" },
+	{ "rawtracepoint", "it attaches to kernel functions only" },
+	{ "profile", "it samples nothing: interval runs on one CPU" },
+	{ "software", "it attaches to kernel functions only" },
+	{ "hardware", "it attaches to kernel functions only" },
+	{ "watchpoint", "it attaches to kernel functions only" },
+	{ "uprobe", "it traces the kernel only" },
+	{ "uretprobe", "it traces the kernel only" },
+	{ "usdt", "it traces the kernel only" },
+	{ "kfunc", "use fprobe, which reads args.NAME from BTF too" },
+	{ "kretfunc", "use fretprobe, which reads args.NAME and retval from BTF too" },
+	{ "fentry", "use fprobe, which reads args.NAME from BTF too" },
+	{ "fexit", "use fretprobe, which reads args.NAME and retval from BTF too" },
+	{ "iter", "it attaches to kernel functions only" },
+};
+
+const char *fpt_left_out_reason(const char *provider, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(left_out); i++)
+		if (strlen(left_out[i].name) == len && !strncmp(left_out[i].name, provider, len))
+			return left_out[i].why;
+	return NULL;
+}
+
 static bool classify_spec(struct parser *p, struct fpt_spec *sp)
 {
 	static const struct { const char *name; enum fpt_probe_kind kind; } types[] = {
@@ -728,7 +814,7 @@ static bool classify_spec(struct parser *p, struct fpt_spec *sp)
 		{ "BEGIN", FPT_P_BEGIN }, { "END", FPT_P_END },
 		{ "interval", FPT_P_INTERVAL },
 	};
-	const char *rest = sp->text + strlen(sp->provider);
+	const char *rest = sp->text + strlen(sp->provider), *why;
 
 	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
 		if (strcmp(types[i].name, sp->provider))
@@ -741,6 +827,12 @@ static bool classify_spec(struct parser *p, struct fpt_spec *sp)
 		if (*rest)
 			error_at(p, sp->loc, "%s takes no argument", sp->provider);
 		return !*rest;
+	}
+	why = fpt_left_out_reason(sp->provider, strlen(sp->provider));
+	if (why) {
+		error_at(p, sp->loc, "%s probes are not supported by fptrace: %s",
+			 sp->provider, why);
+		return false;
 	}
 	error_at(p, sp->loc, "unknown probe type '%s'", sp->provider);
 	return false;
@@ -889,6 +981,11 @@ static void dump_expr(FILE *out, const struct fpt_expr *e)
 		fprintf(out, "(%s ", e->u.field.arrow ? "->" : ".");
 		dump_expr(out, e->u.field.base);
 		fprintf(out, " %s)", e->u.field.name);
+		break;
+	case FPT_E_CAST:
+		fprintf(out, "(cast %s * ", e->u.cast.name);
+		dump_expr(out, e->u.cast.e);
+		fputc(')', out);
 		break;
 	case FPT_E_UNARY:
 		fprintf(out, "(%s ", fpt_tok_name(e->u.unary.op));

@@ -41,26 +41,81 @@
 
 /* ---- Bucket rules ------------------------------------------------------ */
 
+/*
+ * The buckets of hist(v, k), with n = 2^k buckets a power of two (k = 0
+ * for hist(v)), and the row label each prints with:
+ *
+ *   bucket 0              v < 0                          "(..., 0)"
+ *   buckets 1 .. 2n       the single value v = i - 1      "[v]"
+ *   then, for each power of two p from k + 1 to 62, the values
+ *   [2^p, 2^(p+1)) cut into n buckets of one width w = 2^(p - k):
+ *                         [2^p + j * w, 2^p + (j + 1) * w), j = 0 .. n - 1
+ *
+ * so 1 + 2n + (62 - k) * n buckets, the last one ending at 2^63.
+ *
+ * A bound b of a bucket of the third kind is printed in the largest unit
+ * 1024^d (1, K, M, G, T, P, E) that is not above the width of the bucket
+ * starting at b, which always divides b: as "b / 1024^d" followed by the
+ * unit's letter. That width is 2^(floor(log2 b) - k), the end of a power's
+ * last bucket starting the next power's first one. With hist(v) every
+ * bound is a power of two, so 512 prints as "512" and 2048 as "2K"; with
+ * hist(v, 1), 2^20 starts a bucket of width 2^19 and prints as "1024K".
+ */
+static const char *const unit_letter[] = { "", "K", "M", "G", "T", "P", "E" };
+
+static int log2_floor(uint64_t v)
+{
+	return 63 - __builtin_clzll(v);
+}
+
 int fpt_hist_nbuckets(int bits)
 {
-	/* index 0, 2^(k+1) single values, then 2^k a power up to 2^63 */
-	return ((63 - bits) << bits) + (1 << bits) + 1;
+	int n = 1 << bits;
+
+	return 1 + 2 * n + (62 - bits) * n;
 }
 
 int fpt_hist_index(int64_t v, int bits)
 {
-	int64_t n = (int64_t)1 << bits;
-	int power, shift;
+	int64_t n = (int64_t)1 << bits, lo;
+	int p;
 
 	if (v < 0)
 		return 0;
 	if (v < 2 * n)
 		return (int)v + 1;
-	power = 63 - __builtin_clzll((uint64_t)v);
-	shift = power - bits;
-	return ((shift + 1) << bits) + (int)((v >> shift) - n) + 1;
+	p = log2_floor((uint64_t)v);
+	lo = (int64_t)1 << p;
+	return (int)(1 + 2 * n + (p - bits - 1) * n + (v - lo) / (lo >> bits));
 }
 
+/* The values [*lo, *end) of hist bucket i, a bucket of the third kind. */
+static void hist_bucket(int64_t i, int bits, uint64_t *lo, uint64_t *end)
+{
+	int64_t n = (int64_t)1 << bits, r = i - 1 - 2 * n;
+	int p = bits + 1 + (int)(r / n);
+	uint64_t w = 1ULL << (p - bits);
+
+	*lo = (1ULL << p) + (uint64_t)(r % n) * w;
+	*end = *lo + w;
+}
+
+/* A bound of a hist bucket of the third kind: "768", "1K", "1536K", "8E". */
+static void hist_bound(char *buf, size_t len, uint64_t b, int bits)
+{
+	int d = (log2_floor(b) - bits) / 10;	/* 1024^d = 2^(10 d) */
+
+	snprintf(buf, len, "%llu%s", (unsigned long long)(b >> (10 * d)), unit_letter[d]);
+}
+
+/*
+ * lhist(v, min, max, step): bucket 0 holds v < min ("(..., min)"); bucket
+ * i from 1 holds [min + (i - 1) * step, min + i * step); the last one,
+ * 1 + (max - min) / step, holds v >= max ("[max, ...)"). A step that is a
+ * multiple of 1024 prints each non-zero bound b in the largest of the
+ * units K (1024) and M (1024 * 1024) that divides b exactly, if one does;
+ * other bounds print in full.
+ */
 int64_t fpt_lhist_nbuckets(int64_t min, int64_t max, int64_t step)
 {
 	return (max - min) / step + 2;
@@ -73,6 +128,21 @@ int64_t fpt_lhist_index(int64_t v, int64_t min, int64_t max, int64_t step)
 	if (v > max)
 		return 1 + (max - min) / step;
 	return 1 + (v - min) / step;
+}
+
+static void lhist_bound(char *buf, size_t len, int64_t b, int64_t step)
+{
+	int d = b && !(step % 1024) ? 2 : 0;	/* the largest unit tried: M */
+
+	while (d && b % (1LL << (10 * d)))
+		d--;
+	snprintf(buf, len, "%lld%s", (long long)(b / (1LL << (10 * d))), unit_letter[d]);
+}
+
+/* The lower bound of lhist bucket i, 1 <= i < the last one. */
+static int64_t lhist_lo(const struct fpt_map_view *m, int64_t i)
+{
+	return m->lmin + (i - 1) * m->lstep;
 }
 
 /* ---- Sorting ------------------------------------------------------------- */
@@ -276,82 +346,71 @@ static void print_stats(FILE *out, enum fpt_format fmt, const struct fpt_map_vie
 
 #define BAR_WIDTH 52
 
-/* The lower bound of hist bucket index (> 2^(k+1)): "2", "1K", "8E". */
-static void hist_label(char *buf, size_t len, int index, int bits)
+/* The row label of bucket i of a hist: "(..., 0)", "[3]", "[2K, 4K)". */
+static void hist_header(char *buf, size_t len, int64_t i, int bits)
 {
-	uint32_t n = 1U << bits, interval = (uint32_t)index & (n - 1);
-	uint32_t power = ((uint32_t)index >> bits) - 1, decade = power / 10;
+	char lo[32], end[32];
+	uint64_t l, e;
 
-	power -= 10 * decade;
-	snprintf(buf, len, "%u%.*s", (1U << power) * (n + interval),
-		 decade ? 1 : 0, &"\0KMGTPE"[decade]);
-}
-
-/* lhist bounds: K and M suffixes only when step is a multiple of 1024. */
-static void lhist_label(char *buf, size_t len, int64_t v, int64_t step)
-{
-	if (step % 1024 || !v || (v % 1024))
-		snprintf(buf, len, "%lld", (long long)v);
-	else if (v % (1024 * 1024) == 0)
-		snprintf(buf, len, "%lldM", (long long)(v / (1024 * 1024)));
-	else
-		snprintf(buf, len, "%lldK", (long long)(v / 1024));
-}
-
-static void hist_header(char *buf, size_t len, const struct fpt_map_view *m, int64_t i)
-{
-	char lo[32], hi[32];
-
-	if (m->kind == FPT_V_HIST) {
-		if (i == 0) {
-			snprintf(buf, len, "(..., 0)");
-		} else if (i <= (2 << m->hist_bits)) {
-			snprintf(buf, len, "[%lld]", (long long)(i - 1));
-		} else {
-			hist_label(lo, sizeof(lo), (int)i - 1, m->hist_bits);
-			hist_label(hi, sizeof(hi), (int)i, m->hist_bits);
-			snprintf(buf, len, "[%s, %s)", lo, hi);
-		}
-		return;
-	}
 	if (i == 0) {
-		lhist_label(lo, sizeof(lo), m->lmin, m->lstep);
+		snprintf(buf, len, "(..., 0)");
+	} else if (i <= (2 << bits)) {
+		snprintf(buf, len, "[%lld]", (long long)(i - 1));
+	} else {
+		hist_bucket(i, bits, &l, &e);
+		hist_bound(lo, sizeof(lo), l, bits);
+		hist_bound(end, sizeof(end), e, bits);
+		snprintf(buf, len, "[%s, %s)", lo, end);
+	}
+}
+
+/* The row label of bucket i of an lhist: "(..., 0)", "[1K, 2K)", "[4K, ...)". */
+static void lhist_header(char *buf, size_t len, const struct fpt_map_view *m, int64_t i)
+{
+	char lo[32], end[32];
+
+	if (i == 0) {
+		lhist_bound(lo, sizeof(lo), m->lmin, m->lstep);
 		snprintf(buf, len, "(..., %s)", lo);
 	} else if (i == fpt_lhist_nbuckets(m->lmin, m->lmax, m->lstep) - 1) {
-		lhist_label(lo, sizeof(lo), m->lmax, m->lstep);
+		lhist_bound(lo, sizeof(lo), m->lmax, m->lstep);
 		snprintf(buf, len, "[%s, ...)", lo);
 	} else {
-		lhist_label(lo, sizeof(lo), (i - 1) * m->lstep + m->lmin, m->lstep);
-		lhist_label(hi, sizeof(hi), i * m->lstep + m->lmin, m->lstep);
-		snprintf(buf, len, "[%s, %s)", lo, hi);
+		lhist_bound(lo, sizeof(lo), lhist_lo(m, i), m->lstep);
+		lhist_bound(end, sizeof(end), lhist_lo(m, i + 1), m->lstep);
+		snprintf(buf, len, "[%s, %s)", lo, end);
 	}
 }
 
-/* The JSON bounds of bucket i: "\"min\": 2, \"max\": 3, " and the like. */
+/* The JSON bounds of bucket i, the last value included: "\"min\": 2, \"max\": 3, ". */
 static void hist_bounds_json(FILE *out, const struct fpt_map_view *m, int64_t i)
 {
-	int64_t nb = (int64_t)nbuckets(m), k = m->hist_bits, n = (int64_t)1 << k;
+	int64_t last = (int64_t)nbuckets(m) - 1, lo, max;
+	uint64_t l, e;
 
 	if (m->kind == FPT_V_LHIST) {
-		if (i == 0)
+		if (i == 0) {
 			fprintf(out, "\"max\": %lld, ", (long long)(m->lmin - 1));
-		else if (i == nb - 1)
+			return;
+		}
+		if (i == last) {
 			fprintf(out, "\"min\": %lld, ", (long long)m->lmax);
-		else
-			fprintf(out, "\"min\": %lld, \"max\": %lld, ",
-				(long long)((i - 1) * m->lstep + m->lmin),
-				(long long)(i * m->lstep + m->lmin - 1));
+			return;
+		}
+		lo = lhist_lo(m, i);
+		max = lhist_lo(m, i + 1) - 1;
 	} else if (i == 0) {
 		fputs("\"max\": -1, ", out);
-	} else if (i <= (2 << k)) {
-		fprintf(out, "\"min\": %lld, \"max\": %lld, ", (long long)(i - 1),
-			(long long)(i - 1));
+		return;
+	} else if (i <= (2 << m->hist_bits)) {
+		lo = i - 1;
+		max = i - 1;
 	} else {
-		uint64_t lo = (1ULL << (((i - 1) >> k) - 1)) * (uint64_t)(n + ((i - 1) & (n - 1)));
-		uint64_t hi = (1ULL << ((i >> k) - 1)) * (uint64_t)(n + (i & (n - 1))) - 1;
-
-		fprintf(out, "\"min\": %lld, \"max\": %lld, ", (long long)lo, (long long)hi);
+		hist_bucket(i, m->hist_bits, &l, &e);
+		lo = (int64_t)l;
+		max = (int64_t)(e - 1);
 	}
+	fprintf(out, "\"min\": %lld, \"max\": %lld, ", (long long)lo, (long long)max);
 }
 
 /* The first and last non-empty buckets and the largest count; false if none. */
@@ -388,7 +447,10 @@ static void print_hist_text(FILE *out, const struct fpt_map_view *m,
 	for (size_t i = first; i <= last; i++) {
 		int bar = (int)((float)b[i] / (float)max * BAR_WIDTH);
 
-		hist_header(header, sizeof(header), m, (int64_t)i);
+		if (m->kind == FPT_V_HIST)
+			hist_header(header, sizeof(header), (int64_t)i, m->hist_bits);
+		else
+			lhist_header(header, sizeof(header), m, (int64_t)i);
 		fprintf(out, "%-16s%8llu |%.*s%*s|\n", header,
 			(unsigned long long)(b[i] / div), bar,
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",

@@ -16,12 +16,21 @@
  *    then the BEGIN programs run once (BPF_PROG_TEST_RUN), then each link
  *    is created: fprobe.multi with the mode, session_size and saved_args
  *    of its struct fpt_link;
- * 3. the ring buffer is polled: printf, print, clear and exit records are
- *    handled as they come; interval programs run every period; the run
- *    ends on exit(), SIGINT or SIGTERM, or when -c's command or -p's
- *    process is gone;
- * 4. the links are detached, the END programs run and the ring buffer is
- *    drained; then every script map is printed, in the order of its name
+ *    The kernel's symbols are read from /proc/kallsyms before that, when
+ *    the program can print one (ksym, func, probe, kstack): read later,
+ *    the file's reads would go through the probes of read functions;
+ * 3. -c's command is let go (unless BEGIN called exit()), and fails the
+ *    run if its exec does, or if it is gone before (SIGPIPE ignored); the ring
+ *    buffer is polled: printf, print, clear and exit records are handled
+ *    as they come; interval programs run every period; the run ends on
+ *    exit(), SIGINT or SIGTERM, or when -c's command or -p's process is
+ *    gone. The records that follow an exit record in the ring buffer
+ *    (those of other events, on other CPUs, before the links are
+ *    detached) are dropped, as the run ended with that probe's body;
+ * 4. after an exit(), the ring buffer is polled until quiet (see
+ *    settle_after_exit()); the links are detached, the ring buffer drained
+ *    (still dropping what follows an exit record), the END programs run
+ *    and their records alone printed; then every script map is printed, in the order of its name
  *    (bpftrace's std::map), after "\n\n" in text mode; then, on stderr,
  *    one line for each link that missed calls, from its link_info:
  *
@@ -63,8 +72,10 @@ struct rt {
 	uint64_t *next_ns;		/* interval programs: the next run */
 	struct ring_buffer *rb;
 	struct fpt_out out;
+	uint64_t start_ns;		/* the start that elapsed counts from */
 	int lost_fd;			/* index of ".lost" in map_fd, -1 if none */
-	bool done;
+	bool done;			/* exit() seen, or the links detached */
+	bool in_end;			/* END runs: its own records pass */
 };
 
 /* Set by the signal handler: a lock-free atomic, as C11 allows there. */
@@ -154,8 +165,6 @@ static int create_maps(struct rt *r)
 				strerror(errno));
 			return -1;
 		}
-		if (m->role == FPT_MAP_STACKS)
-			r->out.stacks_fd = r->map_fd[i];
 	}
 	return 0;
 }
@@ -261,8 +270,16 @@ static int load_once(struct rt *r, int i, char *log, size_t size, int level)
 	if (p->prog_type == BPF_PROG_TYPE_SYSCALL)
 		opts.prog_flags = BPF_F_SLEEPABLE;
 	memcpy(insns, p->insns, p->ninsns * sizeof(*insns));
-	for (int k = 0; k < p->nrelocs; k++)
-		insns[p->relocs[k].insn].imm = r->map_fd[p->relocs[k].map];
+	for (int k = 0; k < p->nrelocs; k++) {
+		struct bpf_insn *ld = &insns[p->relocs[k].insn];
+
+		if (p->relocs[k].map != FPT_RELOC_START) {
+			ld->imm = r->map_fd[p->relocs[k].map];
+			continue;
+		}
+		ld[0].imm = (__u32)r->start_ns;		/* elapsed's start */
+		ld[1].imm = (__u32)(r->start_ns >> 32);
+	}
 	break_line(p, insns, getenv("FPTRACE_TEST_REJECT"));
 	if (level)
 		log[0] = 0;
@@ -431,6 +448,29 @@ static void print_attaching(struct rt *r)
 
 /* ---- Events and the loop --------------------------------------------------- */
 
+/* Whether a in source lies before b, or at the same place. */
+static bool loc_le(int aline, int acol, int bline, int bcol)
+{
+	return aline < bline || (aline == bline && acol <= bcol);
+}
+
+/* Whether event ev is recorded by a statement of an END probe. */
+static bool end_event(const struct rt *r, const struct fpt_event *ev)
+{
+	for (int i = 0; i < r->b->nprogs; i++) {
+		const struct fpt_bpf_prog *p = &r->b->progs[i];
+		const struct fpt_loc *pl;
+
+		if (p->kind != FPT_PROG_END)
+			continue;
+		pl = &r->prog->probes[p->probe].loc;
+		if (loc_le(pl->line, pl->col, ev->loc.line, ev->loc.col) &&
+		    loc_le(ev->loc.end_line, ev->loc.end_col, pl->end_line, pl->end_col))
+			return true;
+	}
+	return false;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct rt *r = ctx;
@@ -443,6 +483,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (id >= (uint32_t)r->b->nevents)
 		return 0;
 	ev = &r->b->events[id];
+	if (r->done && !(r->in_end && end_event(r, ev)))
+		return 0;	/* recorded after exit() or the detach: dropped */
 	switch (ev->kind) {
 	case FPT_EV_PRINTF:
 		if (size >= ev->size)
@@ -456,6 +498,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		break;
 	case FPT_EV_EXIT:
 		r->done = true;
+		r->in_end = false;	/* exit() in END ends END too */
 		break;
 	}
 	fflush(stdout);
@@ -505,7 +548,8 @@ static int run_intervals(struct rt *r)
 	return (int)((wait + 999999) / 1000000);
 }
 
-static void run_loop(struct rt *r)
+/* Until the run ends; -1 (reported) if polling the ring buffer fails. */
+static int run_loop(struct rt *r)
 {
 	uint64_t start = now_ns();
 
@@ -521,10 +565,11 @@ static void run_loop(struct rt *r)
 		else
 			n = poll(NULL, 0, timeout) < 0 ? -errno : 0;
 		if (n < 0 && n != -EINTR) {
-			fprintf(stderr, "fptrace: ring buffer: %s\n", strerror(-n));
-			break;
+			fprintf(stderr, "ERROR: ring buffer: %s\n", strerror(-n));
+			return -1;
 		}
 	}
+	return 0;
 }
 
 static void catch_signals(void)
@@ -604,14 +649,47 @@ static void print_lost(struct rt *r)
 	free(v);
 }
 
-/* Detach the links (they stay readable), run END, print what is left. */
+/*
+ * After an exit() record, the calls in flight, the one whose probe called
+ * exit() among them, have yet to return: a session's exit probe of that
+ * call reads what its entry left, and a detach right away would count it
+ * as missed. The links stay attached until the ring buffer has been quiet
+ * (no record) for EXIT_QUIET_MS, EXIT_SETTLE_MAX_MS at most: a call still
+ * running keeps recording, on a slow machine too. Their records are
+ * dropped like every record after exit(), their map updates count.
+ */
+#define EXIT_QUIET_MS		20
+#define EXIT_SETTLE_MAX_MS	1000
+
+static void settle_after_exit(struct rt *r)
+{
+	uint64_t start = now_ns(), quiet = start, now;
+
+	while ((now = now_ns()) - quiet < EXIT_QUIET_MS * 1000000ull &&
+	       now - start < EXIT_SETTLE_MAX_MS * 1000000ull) {
+		int n = r->rb ? ring_buffer__poll(r->rb, EXIT_QUIET_MS) :
+			poll(NULL, 0, EXIT_QUIET_MS);
+
+		if (n > 0)
+			quiet = now_ns();
+	}
+}
+
+/*
+ * Detach the links (they stay readable) and drain what they recorded;
+ * then run END, whose records alone print: one that a call on another
+ * CPU commits meanwhile is dropped.
+ */
 static void finish(struct rt *r)
 {
+	if (r->done)
+		settle_after_exit(r);
 	for (int li = 0; li < r->s->nlinks; li++)
 		if (r->link_fd[li] >= 0)
 			bpf_link_detach(r->link_fd[li]);
 	drain(r);
-	r->done = false;
+	r->done = true;
+	r->in_end = true;
 	run_kind(r, FPT_PROG_END);
 	drain(r);
 	print_maps(r);
@@ -620,6 +698,35 @@ static void finish(struct rt *r)
 }
 
 /* ---- Running -------------------------------------------------------------------- */
+
+static bool is_named(const struct fpt_type *t)
+{
+	return t->kind == FPT_TY_KSYM || t->kind == FPT_TY_PROBE || t->kind == FPT_TY_KSTACK;
+}
+
+/*
+ * Whether a printf argument, a map key or a map value is a kernel address
+ * to name from /proc/kallsyms (ksym, func, probe, kstack). Those are read
+ * before the links are attached: fptrace's own reads of the file would
+ * otherwise run through probes on read functions.
+ */
+static bool names_values(const struct rt *r)
+{
+	for (int i = 0; i < r->b->nevents; i++)
+		for (int j = 0; j < r->b->events[i].nargs; j++)
+			if (is_named(&r->b->events[i].args[j].type))
+				return true;
+	for (int i = 0; i < r->s->nmaps; i++) {
+		const struct fpt_map_info *m = &r->s->maps[i];
+
+		if (m->role == FPT_MAP_USER && is_named(&m->val))
+			return true;
+		for (int k = 0; k < m->nkeys; k++)
+			if (is_named(&m->keys[k]))
+				return true;
+	}
+	return false;
+}
 
 static int start(struct rt *r)
 {
@@ -636,6 +743,8 @@ static int start(struct rt *r)
 		}
 	}
 	catch_signals();
+	if (names_values(r))
+		r->out.ksyms = fpt_ksyms_load();
 	print_attaching(r);
 	run_kind(r, FPT_PROG_BEGIN);
 	drain(r);
@@ -664,12 +773,34 @@ static void cleanup(struct rt *r)
 	fpt_ksyms_free(r->out.ksyms);
 }
 
-/* Let -c's command exec: it waits for one byte on its pipe (EOF: it exits). */
-static void start_command(int go)
+/*
+ * Let -c's command exec: it waits for one byte on its pipe. Its exec's
+ * errno comes back on the other pipe, which a successful exec closes.
+ * -1 (reported) when the command could not run.
+ */
+static int start_command(const struct fpt_run_opts *o)
 {
-	if (write(go, "g", 1) != 1)
-		fprintf(stderr, "fptrace: cannot start the command: %s\n", strerror(errno));
-	close(go);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	ssize_t n;
+	int err;
+
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old);	/* a command gone: EPIPE, not death */
+	n = write(o->child_go, "g", 1);
+	err = errno;
+	sigaction(SIGPIPE, &old, NULL);
+	if (n != 1) {
+		fprintf(stderr, "ERROR: cannot start '%s': %s\n", o->cmd,
+			err == EPIPE ? "the command exited before it ran" : strerror(err));
+		return -1;
+	}
+	do
+		n = read(o->child_err, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(err))
+		return 0;
+	fprintf(stderr, "ERROR: cannot run '%s': %s\n", o->cmd, strerror(err));
+	return -1;
 }
 
 static int *fds(int n)
@@ -692,12 +823,13 @@ int fpt_run(const struct fpt_source *src, const struct fpt_program *prog,
 	r.prog_fd = fds(b->nprogs);
 	r.link_fd = fds(s->nlinks);
 	r.next_ns = xcalloc(b->nprogs, sizeof(uint64_t));
-	r.out = (struct fpt_out){ stdout, o->fmt, prog, s, NULL, -1 };
+	r.out = (struct fpt_out){ stdout, o->fmt, prog, s, NULL, r.map_fd };
+	r.start_ns = now_ns();
 	err = create_maps(&r) || load_progs(&r) || start(&r) ? -1 : 0;
+	if (!err && !r.done && o->child_go >= 0)
+		err = start_command(o);
 	if (!err) {
-		if (o->child_go >= 0)
-			start_command(o->child_go);
-		run_loop(&r);
+		err = run_loop(&r);
 		finish(&r);
 	}
 	cleanup(&r);

@@ -9,15 +9,20 @@
  * - each fprobe/fretprobe spec is matched (fnmatch globs) against the
  *   names; a probe's entry specs make its entry part, its exit specs its
  *   exit part, and parts on the same set of functions share one link
- *   (a session when it has both, or when an exit part reads elapsed);
+ *   (a session when it has both, or when an exit part reads latency);
  * - args.NAME, argN and retval are typed from the functions' BTF (integer
- *   size and signedness, pointers as 8-byte values that str() reads);
- *   args.NAME gets its argument number (u.field.argno);
+ *   size and signedness, pointers as 8-byte values that str() reads, and
+ *   that -> reads the fields of); args.NAME gets its argument number
+ *   (u.field.argno), a member (p->NAME, s.NAME) its offset in the struct
+ *   of its base (u.field.off, through anonymous members too) and its type:
+ *   integers keep their size and signedness, pointers stay pointers, char
+ *   arrays are strings, and an embedded struct (RECORD) is only the base
+ *   of a '.': bitfields, other arrays and whole structs are refused;
  * - $variables are scoped to a part (a probe's body on one link, as
  *   bpftrace scopes them to a probe), but for the session carry-over: a
  *   $variable that an exit part reads before setting it, and that an entry
  *   part of its link sets, is carried in the link's session data
- *   (fpt_link.svars; the entry timestamp of elapsed after them, 64 bytes
+ *   (fpt_link.svars; the entry timestamp of latency after them, 64 bytes
  *   at most). The entry parts that set it must agree on its type;
  * - a probe with both fprobe and fretprobe specs is typed once a side;
  *   its expressions must get the same types on both;
@@ -39,6 +44,8 @@
 #include <bpf/btf.h>
 
 #include "fptrace.h"
+
+#define TYPE_NAME_MAX	64	/* "struct bpf_fentry_test_t *" and the like */
 
 struct var {
 	char *name;
@@ -70,7 +77,8 @@ struct tctx {
 	enum fpt_probe_kind kind;
 	int link;		/* -1 for BEGIN, END, interval */
 	struct vars scope;
-	bool events, stacks;
+	bool events;
+	bool stacks[FPT_STACK_DEPTH + 1];	/* kstack(N) for each N in use */
 	bool learning;		/* the silent passes of learn_maps() */
 	struct snap *snaps;	/* by probe: a mixed probe's entry types */
 	struct pending *pend;	/* map reads to check at the end */
@@ -119,39 +127,8 @@ static const char *const agg_names[] = {
 	"none", "count", "sum", "avg", "min", "max", "stats", "hist", "lhist",
 };
 
-const char *fpt_type_name(const struct fpt_type *t, char *buf, size_t len)
-{
-	switch (t->kind) {
-	case FPT_TY_INT:
-		snprintf(buf, len, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
-		break;
-	case FPT_TY_STR:
-		snprintf(buf, len, "string[%u]", t->size);
-		break;
-	case FPT_TY_AGG:
-		snprintf(buf, len, "%s_t", agg_names[t->agg]);
-		break;
-	default:
-		snprintf(buf, len, "%s", t->kind == FPT_TY_PTR ? "pointer" :
-			 t->kind == FPT_TY_KSYM ? "ksym" : t->kind == FPT_TY_KSTACK ?
-			 "kstack" : t->kind == FPT_TY_PROBE ? "probe" : "none");
-	}
-	return buf;
-}
-
-/* Same type for a variable, a map key or value: integers of any size agree. */
-static bool same_type(const struct fpt_type *a, const struct fpt_type *b)
-{
-	if (a->kind != b->kind)
-		return false;
-	if (a->kind == FPT_TY_STR)
-		return a->size == b->size;
-	if (a->kind == FPT_TY_AGG)
-		return a->agg == b->agg;
-	return true;
-}
-
-/* ---- BTF ------------------------------------------------------------------ */
+/* The BTF of the last fpt_types(): the one that types' btf_id refer to. */
+static const struct btf *names_btf;
 
 /* The type behind typedefs and modifiers. */
 static const struct btf_type *btf_skip(const struct btf *btf, __u32 *id)
@@ -164,6 +141,108 @@ static const struct btf_type *btf_skip(const struct btf *btf, __u32 *id)
 	}
 	return t;
 }
+
+/* bpftrace's name of BTF type id: "struct file", "uint32", "void", "int8 *". */
+static void btf_name(const struct btf *btf, __u32 id, char *buf, size_t len)
+{
+	const struct btf_type *t = btf && id ? btf_skip(btf, &id) : NULL;
+	const char *n = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+	size_t used;
+
+	if (!t || !id) {
+		snprintf(buf, len, "void");
+	} else if (btf_is_ptr(t)) {
+		btf_name(btf, t->type, buf, len);
+		used = strlen(buf);
+		snprintf(buf + used, len - used, used && buf[used - 1] == '*' ? "*" : " *");
+	} else if (btf_is_composite(t)) {
+		snprintf(buf, len, "%s %s", btf_is_union(t) ? "union" : "struct",
+			 n && *n ? n : "(anonymous)");
+	} else if (btf_is_int(t) || btf_is_any_enum(t)) {
+		snprintf(buf, len, "%sint%u", (btf_is_int(t) ?
+			 btf_int_encoding(t) & BTF_INT_SIGNED : btf_kflag(t)) ? "" : "u",
+			 t->size * 8);
+	} else {
+		snprintf(buf, len, "%s", n && *n ? n : "?");
+	}
+}
+
+const char *fpt_type_name(const struct fpt_type *t, char *buf, size_t len)
+{
+	switch (t->kind) {
+	case FPT_TY_INT:
+		snprintf(buf, len, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
+		break;
+	case FPT_TY_STR:
+		snprintf(buf, len, "string[%u]", t->size);
+		break;
+	case FPT_TY_AGG:
+		snprintf(buf, len, "%s_t", agg_names[t->agg]);
+		break;
+	case FPT_TY_PTR:
+		if (t->btf_id < 0) {
+			snprintf(buf, len, "pointer");
+			break;
+		}
+		btf_name(names_btf, t->btf_id, buf, len);
+		strncat(buf, buf[0] && buf[strlen(buf) - 1] == '*' ? "*" : " *",
+			len - strlen(buf) - 1);
+		break;
+	case FPT_TY_RECORD:
+		btf_name(names_btf, t->btf_id, buf, len);
+		break;
+	case FPT_TY_KSTACK:
+		snprintf(buf, len, "kstack_%s_%u",
+			 t->stack_mode == FPT_STACK_PERF ? "perf" : "bpftrace", t->frames);
+		break;
+	default:
+		snprintf(buf, len, "%s", t->kind == FPT_TY_KSYM ? "ksym" :
+			 t->kind == FPT_TY_PROBE ? "probe" : "none");
+	}
+	return buf;
+}
+
+/* The struct or union a pointer type points to (after typedefs), or 0. */
+static __u32 ptr_target(const struct btf *btf, const struct fpt_type *t)
+{
+	__u32 id = t->btf_id > 0 ? t->btf_id : 0;
+
+	return id && btf_skip(btf, &id) ? id : 0;
+}
+
+/*
+ * Pointers to the same type (one whose functions disagree, btf_id -1, is
+ * no other), the same struct or union: the fields read through them agree.
+ */
+static bool same_target(const struct fpt_type *a, const struct fpt_type *b)
+{
+	if (a->kind == FPT_TY_RECORD)
+		return a->btf_id == b->btf_id;
+	if (a->kind != FPT_TY_PTR)
+		return true;
+	if (a->btf_id < 0 || b->btf_id < 0)
+		return a->btf_id == b->btf_id;
+	return ptr_target(names_btf, a) == ptr_target(names_btf, b);
+}
+
+/* Same type for a variable, a map key or value: integers of any size agree. */
+static bool same_type(const struct fpt_type *a, const struct fpt_type *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == FPT_TY_PTR || a->kind == FPT_TY_RECORD)
+		return same_target(a, b);
+	if (a->kind == FPT_TY_STR)
+		return a->size == b->size;
+	if (a->kind == FPT_TY_AGG)
+		return a->agg == b->agg;
+	/* as in bpftrace, kstack(5) and kstack(perf) are types of their own */
+	if (a->kind == FPT_TY_KSTACK)
+		return a->stack_mode == b->stack_mode && a->frames == b->frames;
+	return true;
+}
+
+/* ---- BTF ------------------------------------------------------------------ */
 
 /* The fptrace type of BTF type id (an argument or a return value). */
 static struct fpt_type btf_to_type(const struct btf *btf, __u32 id)
@@ -179,9 +258,22 @@ static struct fpt_type btf_to_type(const struct btf *btf, __u32 id)
 		r = ty_int(t->size, btf_kflag(t));
 	} else if (btf_is_ptr(t)) {
 		r = ty_of(FPT_TY_PTR, 8);
-		r.btf_id = id;
+		r.btf_id = t->type;
 	}
 	return r;
+}
+
+/*
+ * u, of the next function, agrees with t in size and signedness: a
+ * pointer of both keeps its target if they point to the same type.
+ */
+static struct fpt_type agree(const struct btf *btf, const struct fpt_type *t,
+			     struct fpt_type u)
+{
+	if (t->kind == FPT_TY_PTR &&
+	    (t->btf_id < 0 || ptr_target(btf, t) != ptr_target(btf, &u)))
+		u.btf_id = -1;
+	return u;
 }
 
 /* The FUNC_PROTO of function name, or NULL when BTF does not know it. */
@@ -244,9 +336,9 @@ static bool match_spec(struct tctx *c, const struct fpt_spec *sp,
 		found = true;
 	}
 	if (!found && glob)
-		fpt_error(c->d, sp->loc, "no function matches '%s'", sp->target);
+		fpt_error(c->d, sp->loc, "pattern '%s' matches no traceable function", sp->target);
 	else if (!found)
-		fpt_error(c->d, sp->loc, "unknown function '%s'", sp->target);
+		fpt_error(c->d, sp->loc, "function '%s' is not traceable", sp->target);
 	return found;
 }
 
@@ -367,12 +459,12 @@ static void session_check(struct tctx *c, struct fpt_loc loc)
 	unsigned int n = l->nsvars ? l->svars[l->nsvars - 1].off +
 		round8(l->svars[l->nsvars - 1].type.size) : 0;
 
-	n += l->elapsed ? 8 : 0;
+	n += l->latency ? 8 : 0;
 	if (n <= FPT_SESSION_MAX || c->session_reported[c->link])
 		return;
 	c->session_reported[c->link] = true;
 	fpt_error(c->d, loc,
-		  "session variables and elapsed need %u bytes, more than the %d bytes of fprobe.multi session data",
+		  "session variables and latency need %u bytes, more than the %d bytes of fprobe.multi session data",
 		  n, FPT_SESSION_MAX);
 }
 
@@ -452,7 +544,7 @@ static void type_mismatch(struct tctx *c, struct fpt_loc loc, const char *what,
 			  const char *name, const struct fpt_type *got,
 			  const struct fpt_type *have)
 {
-	char a[32], b[32];
+	char a[TYPE_NAME_MAX], b[TYPE_NAME_MAX];
 
 	fpt_error(c->d, loc,
 		  "Type mismatch for %s: trying to assign value of type '%s' when %s already contains a value of type '%s'",
@@ -527,7 +619,7 @@ static struct fpt_type type_expr(struct tctx *c, struct fpt_expr *e, bool stmt);
 static void types_list(char *buf, size_t len, const struct fpt_type *t, int n)
 {
 	size_t off = snprintf(buf, len, "[");
-	char name[32];
+	char name[TYPE_NAME_MAX];
 
 	for (int i = 0; i < n && off < len; i++)
 		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
@@ -620,7 +712,7 @@ static bool map_set(struct tctx *c, int mi, const struct fpt_type *t, struct fpt
 static struct fpt_type map_read(struct tctx *c, struct fpt_expr *e)
 {
 	struct fpt_map_info *m;
-	char name[32];
+	char name[TYPE_NAME_MAX];
 	int mi;
 
 	if (!map_keys(c, e, &mi))
@@ -718,7 +810,7 @@ static struct fpt_type arg_type(struct tctx *c, unsigned int n)
 		u = btf_to_type(c->btf, btf_params(p)[n].type);
 		if (i && !same_int(&t, &u))
 			return ty_int(8, false);
-		t = u;
+		t = i ? agree(c->btf, &t, u) : u;
 	}
 	return t;
 }
@@ -751,16 +843,11 @@ static int param_index(struct tctx *c, struct fpt_expr *e, const char *f,
 /* args.NAME, the same argument of the same type in every function. */
 static struct fpt_type field_type(struct tctx *c, struct fpt_expr *e)
 {
-	const struct fpt_expr *b = e->u.field.base;
-	const struct fpt_link *l;
 	struct fpt_type t = ty_of(FPT_TY_NONE, 0), u;
-	char x[32], y[32];
+	char x[TYPE_NAME_MAX], y[TYPE_NAME_MAX];
+	const struct fpt_link *l;
 	int n = -1;
 
-	if (b->kind != FPT_E_BUILTIN || strcmp(b->u.name, "args")) {
-		fpt_error(c->d, e->loc, "Fields can only be read from args: args.NAME");
-		return t;
-	}
 	if (!need_link(c, "args", e->loc, false))
 		return t;
 	l = &c->s->links[c->link];
@@ -784,12 +871,222 @@ static struct fpt_type field_type(struct tctx *c, struct fpt_expr *e)
 				  l->funcs[i], fpt_type_name(&u, y, sizeof(y)));
 			return ty_of(FPT_TY_NONE, 0);
 		}
-		t = u;
+		t = i ? agree(c->btf, &t, u) : u;
 		n = k;
 	}
 	e->u.field.argno = n;
 	use_arg(c, n);
 	return t;
+}
+
+/* ---- Struct and union members ------------------------------------------ */
+
+/*
+ * Member i of t is a bitfield: one of kflag BTF has its size; without
+ * kflag, its int type has fewer bits than bytes or it starts mid-byte.
+ */
+static bool is_bitfield(const struct btf *btf, const struct btf_type *t, int i)
+{
+	__u32 id = btf_members(t)[i].type;
+	const struct btf_type *mt = btf_skip(btf, &id);
+
+	if (btf_member_bitfield_size(t, i) || btf_member_bit_offset(t, i) % 8)
+		return true;
+	return mt && btf_is_int(mt) &&
+		(btf_int_bits(mt) != mt->size * 8 || btf_int_offset(mt));
+}
+
+/*
+ * Member name of the struct or union id (after typedefs), looked for in
+ * its anonymous members too; *off gets its byte offset in id and *bits
+ * 1 if it is a bitfield.
+ */
+static const struct btf_member *find_member(const struct btf *btf, __u32 id, const char *name,
+					    unsigned int *off, unsigned int *bits)
+{
+	const struct btf_type *t = btf_skip(btf, &id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t))
+		return NULL;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		unsigned int sub = *off + btf_member_bit_offset(t, i) / 8;
+		const struct btf_member *r;
+
+		if (mn && *mn && strcmp(mn, name))
+			continue;
+		r = mn && *mn ? m : find_member(btf, m->type, name, &sub, bits);
+		if (!r)
+			continue;
+		if (r == m)
+			*bits = is_bitfield(btf, t, i);
+		*off = sub;
+		return r;
+	}
+	return NULL;
+}
+
+/* A char array of n bytes: a string of at most FPT_STR_LEN bytes, 8-aligned. */
+static struct fpt_type array_type(struct fpt_expr *e, const struct btf_type *elem,
+				  unsigned int n)
+{
+	unsigned int len = n < FPT_STR_LEN ? n : FPT_STR_LEN;
+
+	if (!elem || !btf_is_int(elem) || elem->size != 1)
+		return ty_of(FPT_TY_NONE, 0);
+	e->u.field.len = len;
+	return ty_of(FPT_TY_STR, round8(len));
+}
+
+/* The type of member e of BTF type id; NONE if fptrace cannot read it. */
+static struct fpt_type member_type(const struct btf *btf, struct fpt_expr *e, __u32 id)
+{
+	const struct btf_type *t = btf_skip(btf, &id);
+	struct fpt_type r = ty_of(FPT_TY_NONE, 0);
+	__u32 elem;
+
+	if (!t)
+		return r;
+	if (btf_is_int(t) && t->size <= 8 && !(t->size & (t->size - 1)))
+		return ty_int(t->size, btf_int_encoding(t) & BTF_INT_SIGNED);
+	if (btf_is_any_enum(t) && t->size <= 8)
+		return ty_int(t->size, btf_kflag(t));
+	if (btf_is_ptr(t)) {
+		r = ty_of(FPT_TY_PTR, 8);
+		r.btf_id = t->type;
+	} else if (btf_is_composite(t)) {
+		r = ty_of(FPT_TY_RECORD, t->size);
+		r.btf_id = id;
+	} else if (btf_is_array(t)) {
+		elem = btf_array(t)->type;
+		r = array_type(e, btf_skip(btf, &elem), btf_array(t)->nelems);
+	}
+	return r;
+}
+
+/* The struct that -> (a pointer) or . (a struct) at e reads from; 0 (reported) if none. */
+static __u32 member_owner(struct tctx *c, struct fpt_expr *e, const struct fpt_type *bt)
+{
+	const char *op = e->u.field.arrow ? "->" : ".", *name = e->u.field.name;
+	__u32 id = bt->kind == FPT_TY_PTR ? ptr_target(c->btf, bt) : 0;
+	const struct btf_type *t = id ? btf__type_by_id(c->btf, id) : NULL;
+	char a[TYPE_NAME_MAX];
+
+	fpt_type_name(bt, a, sizeof(a));
+	if (bt->kind == FPT_TY_PTR && bt->btf_id < 0)
+		fpt_error(c->d, e->loc,
+			  "Can not access field '%s': the traced functions give this pointer different types (probe them apart)",
+			  name);
+	else if (e->u.field.arrow && bt->kind == FPT_TY_RECORD)
+		fpt_error(c->d, e->loc,
+			  "Can not access field '%s' with '->' on a %s, which is no pointer: use '.'",
+			  name, a);
+	else if (!e->u.field.arrow && bt->kind == FPT_TY_PTR)
+		fpt_error(c->d, e->loc,
+			  "Can not access field '%s' with '.' on a pointer (%s): use '->'",
+			  name, a);
+	else if (e->u.field.arrow && bt->kind == FPT_TY_PTR && (!t || !btf_is_composite(t)))
+		fpt_error(c->d, e->loc,
+			  "Can not access field '%s' of '%s', which points to no struct or union%s",
+			  name, a, id ? "" : " (cast it: ((struct NAME *)p)->FIELD)");
+	else if (bt->kind != FPT_TY_PTR && bt->kind != FPT_TY_RECORD)
+		fpt_error(c->d, e->loc,
+			  "Can not access field '%s' with '%s' on an expression of type '%s'",
+			  name, op, a);
+	else
+		return bt->kind == FPT_TY_PTR ? id : (__u32)bt->btf_id;
+	return 0;
+}
+
+/* p->NAME, s.NAME: the member's type (RECORD for an embedded struct); sets its offset. */
+static struct fpt_type member_of(struct tctx *c, struct fpt_expr *e, const struct fpt_type *bt)
+{
+	__u32 owner = member_owner(c, e, bt);
+	const struct btf_member *m;
+	unsigned int off = 0, bits = 0;
+	char a[TYPE_NAME_MAX];
+	struct fpt_type t;
+
+	if (!owner)
+		return ty_of(FPT_TY_NONE, 0);
+	btf_name(c->btf, owner, a, sizeof(a));
+	m = find_member(c->btf, owner, e->u.field.name, &off, &bits);
+	if (!m) {
+		fpt_error(c->d, e->loc, "%s has no field '%s'", a, e->u.field.name);
+		return ty_of(FPT_TY_NONE, 0);
+	}
+	if (bits) {
+		fpt_error(c->d, e->loc, "%s field '%s' is a bitfield, which fptrace does not read",
+			  a, e->u.field.name);
+		return ty_of(FPT_TY_NONE, 0);
+	}
+	t = member_type(c->btf, e, m->type);
+	if (t.kind == FPT_TY_NONE)
+		fpt_error(c->d, e->loc,
+			  "%s field '%s' has a type fptrace does not read (arrays are read only of chars, as strings)",
+			  a, e->u.field.name);
+	e->u.field.off = off;
+	return t;
+}
+
+static bool is_args_field(const struct fpt_expr *e)
+{
+	const struct fpt_expr *b = e->u.field.base;
+
+	return b->kind == FPT_E_BUILTIN && !strcmp(b->u.name, "args");
+}
+
+/* A field expression, an embedded struct (RECORD) included: the base of a '.'. */
+static struct fpt_type field_ref(struct tctx *c, struct fpt_expr *e)
+{
+	struct fpt_expr *b = e->u.field.base;
+
+	if (is_args_field(e))
+		return field_type(c, e);
+	b->type = b->kind == FPT_E_FIELD ? field_ref(c, b) : type_expr(c, b, false);
+	if (b->type.kind == FPT_TY_NONE)
+		return b->type;
+	return member_of(c, e, &b->type);
+}
+
+/* A field read as a value: a whole struct is not one. */
+static struct fpt_type field_value(struct tctx *c, struct fpt_expr *e)
+{
+	struct fpt_type t = field_ref(c, e);
+	char a[TYPE_NAME_MAX];
+
+	if (t.kind != FPT_TY_RECORD)
+		return t;
+	fpt_error(c->d, e->loc, "%s is a whole %s: read one of its fields", e->u.field.name,
+		  fpt_type_name(&t, a, sizeof(a)));
+	return ty_of(FPT_TY_NONE, 0);
+}
+
+/* (struct NAME *)e: e an integer or a pointer. */
+static struct fpt_type cast_type(struct tctx *c, struct fpt_expr *e)
+{
+	const char *n = e->u.cast.name, *tag_end = strchr(n, ' ');
+	bool is_union = !strncmp(n, "union", 5);
+	struct fpt_type t = type_expr(c, e->u.cast.e, false), r = ty_of(FPT_TY_PTR, 8);
+	__s32 id = c->btf ? btf__find_by_name_kind(c->btf, tag_end + 1, is_union ?
+						  BTF_KIND_UNION : BTF_KIND_STRUCT) : -1;
+	char a[TYPE_NAME_MAX];
+
+	if (t.kind == FPT_TY_NONE)
+		return t;
+	if (!is_scalar(&t)) {
+		fpt_error(c->d, e->loc, "Cannot cast from '%s' to '%s *'",
+			  fpt_type_name(&t, a, sizeof(a)), n);
+		return ty_of(FPT_TY_NONE, 0);
+	}
+	if (id <= 0) {
+		fpt_error(c->d, e->loc, "Unknown struct/union: '%s' (not in the kernel's BTF)", n);
+		return ty_of(FPT_TY_NONE, 0);
+	}
+	r.btf_id = id;
+	return r;
 }
 
 /* retval: the return type if all functions agree, else int64. */
@@ -806,8 +1103,20 @@ static struct fpt_type retval_type(struct tctx *c)
 		u = btf_to_type(c->btf, p->type);
 		if (i && !same_int(&t, &u))
 			return ty_int(8, true);
-		t = u;
+		t = i ? agree(c->btf, &t, u) : u;
 	}
+	return t;
+}
+
+/* A stack of at most the given number of frames, printed as mode: its map is needed. */
+static struct fpt_type stack_type(struct tctx *c, enum fpt_stack_mode mode,
+				  unsigned int frames)
+{
+	struct fpt_type t = ty_of(FPT_TY_KSTACK, 8);
+
+	t.stack_mode = mode;
+	t.frames = frames;
+	c->stacks[frames] = true;
 	return t;
 }
 
@@ -823,12 +1132,14 @@ static struct fpt_type builtin_type(struct tctx *c, struct fpt_expr *e)
 		return ty_int(8, false);
 	if (!strcmp(n, "comm"))
 		return ty_of(FPT_TY_STR, FPT_COMM_LEN);
-	if (!strcmp(n, "retval") || !strcmp(n, "elapsed")) {
+	if (!strcmp(n, "elapsed"))	/* since the run's start, in any probe */
+		return ty_int(8, false);
+	if (!strcmp(n, "retval") || !strcmp(n, "latency")) {
 		if (!need_link(c, n, e->loc, true))
 			return none;
 		if (*n == 'r')
 			return retval_type(c);
-		c->s->links[c->link].elapsed = true;
+		c->s->links[c->link].latency = true;
 		session_check(c, e->loc);
 		return ty_int(8, false);
 	}
@@ -841,10 +1152,9 @@ static struct fpt_type builtin_type(struct tctx *c, struct fpt_expr *e)
 		return none;
 	}
 	if (!strcmp(n, "kstack"))
-		c->stacks = true;
+		return stack_type(c, FPT_STACK_BPFTRACE, FPT_STACK_DEPTH);
 	return !strcmp(n, "func") ? ty_of(FPT_TY_KSYM, 8) :
-		!strcmp(n, "probe") ? ty_of(FPT_TY_PROBE, 8) :
-		!strcmp(n, "kstack") ? ty_of(FPT_TY_KSTACK, 8) : ty_int(8, false);
+		!strcmp(n, "probe") ? ty_of(FPT_TY_PROBE, 8) : ty_int(8, false);
 }
 
 /* ---- Calls ------------------------------------------------------------- */
@@ -890,7 +1200,7 @@ static bool int_arg(struct tctx *c, const struct fpt_expr *e, int i)
 {
 	struct fpt_expr *a = e->u.call.args.v[i];
 	struct fpt_type t = type_expr(c, a, false);
-	char name[32];
+	char name[TYPE_NAME_MAX];
 
 	if (is_scalar(&t))
 		return true;
@@ -1000,7 +1310,7 @@ static bool format_convs(struct tctx *c, const struct fpt_expr *f, char *conv, i
 static bool printf_args(struct tctx *c, struct fpt_expr *e)
 {
 	const struct fpt_expr_list *l = &e->u.call.args;
-	char conv[64], name[32];
+	char conv[64], name[TYPE_NAME_MAX];
 	int n;
 
 	if (!l->n || l->v[0]->kind != FPT_E_STR) {
@@ -1098,7 +1408,82 @@ static bool delete_call(struct tctx *c, struct fpt_expr *e)
 	return true;
 }
 
-/* The statement-only calls: printf, print, clear, delete, exit. */
+/* time([FORMAT]): the wall-clock time, printed with strftime(). */
+static bool time_call(struct tctx *c, struct fpt_expr *e)
+{
+	if (!nargs_ok(c, e, 0, 1))
+		return false;
+	if (e->u.call.args.n && e->u.call.args.v[0]->kind != FPT_E_STR) {
+		fpt_error(c->d, e->u.call.args.v[0]->loc,
+			  "time() expects a string literal as format");
+		return false;
+	}
+	c->events = true;
+	return true;
+}
+
+/* kstack(mode), kstack(N), kstack(mode, N): mode bpftrace or perf. */
+static struct fpt_type kstack_call(struct tctx *c, struct fpt_expr *e)
+{
+	const struct fpt_expr_list *l = &e->u.call.args;
+	enum fpt_stack_mode mode = FPT_STACK_BPFTRACE;
+	struct fpt_type none = ty_of(FPT_TY_NONE, 0);
+	int64_t n = FPT_STACK_DEPTH;
+	const char *m;
+
+	if (l->n > 2) {
+		fpt_error(c->d, e->loc, "kstack takes at most 2 arguments (%d provided)", l->n);
+		return none;
+	}
+	if (l->n && l->v[0]->kind == FPT_E_IDENT) {
+		m = l->v[0]->u.name;
+		if (strcmp(m, "bpftrace") && strcmp(m, "perf")) {
+			fpt_error(c->d, l->v[0]->loc,
+				  "kstack: unknown stack mode '%s' (bpftrace, perf)", m);
+			return none;
+		}
+		mode = !strcmp(m, "perf") ? FPT_STACK_PERF : FPT_STACK_BPFTRACE;
+	} else if (l->n == 2) {
+		fpt_error(c->d, l->v[0]->loc,
+			  "kstack: the first of two arguments is the stack mode (bpftrace, perf)");
+		return none;
+	}
+	if (l->n && (l->n == 2 || l->v[0]->kind != FPT_E_IDENT) &&
+	    !lit_arg(c, e, l->n - 1, 1, FPT_STACK_DEPTH, &n))
+		return none;
+	if (!need_link(c, "kstack", e->loc, false))
+		return none;
+	return stack_type(c, mode, (unsigned int)n);
+}
+
+/* bpftrace's builtins and functions that fptrace leaves out, and why. */
+static const struct { const char *name, *why; } left_out[] = {
+	{ "ustack", "ustack is not supported: fptrace traces the kernel only" },
+	{ "usym", "usym() is not supported: fptrace traces the kernel only" },
+	{ "uaddr", "uaddr() is not supported: fptrace traces the kernel only" },
+	{ "uptr", "uptr() is not supported: fptrace traces the kernel only" },
+	{ "signal",
+	  "signal() is not supported by fptrace: it observes tasks and does not act on them" },
+	{ "override",
+	  "override() is not supported by fptrace: it observes and does not change functions" },
+	{ "system", "system() is not supported by fptrace: a probe runs no commands" },
+	{ "strftime",
+	  "strftime() is not supported by fptrace: time(FORMAT) prints the wall-clock time" },
+};
+
+/* True (reported) if name is a builtin or function that fptrace leaves out. */
+static bool left_out_name(struct tctx *c, const char *name, struct fpt_loc loc)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(left_out); i++) {
+		if (strcmp(left_out[i].name, name))
+			continue;
+		fpt_error(c->d, loc, "%s", left_out[i].why);
+		return true;
+	}
+	return false;
+}
+
+/* The statement-only calls: printf, print, clear, delete, exit, time. */
 static bool void_call(struct tctx *c, struct fpt_expr *e, bool *ok)
 {
 	const char *n = e->u.call.name;
@@ -1113,6 +1498,8 @@ static bool void_call(struct tctx *c, struct fpt_expr *e, bool *ok)
 		*ok = delete_call(c, e);
 	else if (!strcmp(n, "exit"))
 		*ok = nargs_ok(c, e, 0, 0) && (c->events = true);
+	else if (!strcmp(n, "time"))
+		*ok = time_call(c, e);
 	else
 		return false;
 	return true;
@@ -1137,7 +1524,10 @@ static struct fpt_type type_call(struct tctx *c, struct fpt_expr *e, bool stmt)
 	if (!strcmp(n, "ksym"))
 		return nargs_ok(c, e, 1, 1) && int_arg(c, e, 0) ?
 			ty_of(FPT_TY_KSYM, 8) : ty_of(FPT_TY_NONE, 0);
-	fpt_error(c->d, e->u.call.name_loc, "Unknown function: '%s'", n);
+	if (!strcmp(n, "kstack"))
+		return kstack_call(c, e);
+	if (!left_out_name(c, n, e->u.call.name_loc))
+		fpt_error(c->d, e->u.call.name_loc, "Unknown function: '%s'", n);
 	return ty_of(FPT_TY_NONE, 0);
 }
 
@@ -1159,7 +1549,7 @@ static struct fpt_type binary_type(struct tctx *c, struct fpt_expr *e)
 	struct fpt_type l = type_expr(c, e->u.binary.l, false);
 	struct fpt_type r = type_expr(c, e->u.binary.r, false);
 	enum fpt_tok_kind op = e->u.binary.op;
-	char a[32], b[32];
+	char a[TYPE_NAME_MAX], b[TYPE_NAME_MAX];
 
 	if (l.kind == FPT_TY_NONE || r.kind == FPT_TY_NONE)
 		return ty_of(FPT_TY_NONE, 0);
@@ -1180,7 +1570,7 @@ static struct fpt_type binary_type(struct tctx *c, struct fpt_expr *e)
 static struct fpt_type unary_type(struct tctx *c, struct fpt_expr *e)
 {
 	struct fpt_type t = type_expr(c, e->u.unary.e, false);
-	char a[32];
+	char a[TYPE_NAME_MAX];
 
 	if (t.kind == FPT_TY_NONE)
 		return t;
@@ -1199,7 +1589,7 @@ static struct fpt_type ternary_type(struct tctx *c, struct fpt_expr *e)
 	struct fpt_type k = type_expr(c, e->u.ternary.cond, false);
 	struct fpt_type a = type_expr(c, e->u.ternary.then, false);
 	struct fpt_type b = type_expr(c, e->u.ternary.els, false);
-	char x[32], y[32];
+	char x[TYPE_NAME_MAX], y[TYPE_NAME_MAX];
 
 	if (k.kind == FPT_TY_NONE || a.kind == FPT_TY_NONE || b.kind == FPT_TY_NONE)
 		return ty_of(FPT_TY_NONE, 0);
@@ -1243,7 +1633,8 @@ static struct fpt_type expr_type(struct tctx *c, struct fpt_expr *e, bool stmt)
 	case FPT_E_BUILTIN:
 		return builtin_type(c, e);
 	case FPT_E_IDENT:
-		fpt_error(c->d, e->loc, "Unknown identifier: '%s'", e->u.name);
+		if (!left_out_name(c, e->u.name, e->loc))
+			fpt_error(c->d, e->loc, "Unknown identifier: '%s'", e->u.name);
 		return ty_of(FPT_TY_NONE, 0);
 	case FPT_E_VAR:
 		return var_read(c, e->u.name, e->loc);
@@ -1252,7 +1643,9 @@ static struct fpt_type expr_type(struct tctx *c, struct fpt_expr *e, bool stmt)
 	case FPT_E_CALL:
 		return type_call(c, e, stmt);
 	case FPT_E_FIELD:
-		return field_type(c, e);
+		return field_value(c, e);
+	case FPT_E_CAST:
+		return cast_type(c, e);
 	case FPT_E_UNARY:
 		return unary_type(c, e);
 	case FPT_E_BINARY:
@@ -1280,7 +1673,7 @@ static void assign_var(struct tctx *c, struct fpt_stmt *s)
 {
 	struct fpt_expr *t = s->u.assign.target, *v = s->u.assign.value;
 	struct fpt_type vt = type_expr(c, v, false);
-	char a[32], b[32];
+	char a[TYPE_NAME_MAX], b[TYPE_NAME_MAX];
 
 	if (vt.kind == FPT_TY_NONE)
 		return;
@@ -1330,7 +1723,7 @@ static void assign_map(struct tctx *c, struct fpt_stmt *s)
 static void type_stmt(struct tctx *c, struct fpt_stmt *s)
 {
 	struct fpt_type t;
-	char a[32];
+	char a[TYPE_NAME_MAX];
 
 	switch (s->kind) {
 	case FPT_S_EXPR:
@@ -1365,14 +1758,14 @@ static void type_block(struct tctx *c, const struct fpt_block *b)
 static bool same_exact(const struct fpt_type *a, const struct fpt_type *b)
 {
 	return a->kind == b->kind && a->size == b->size && a->is_signed == b->is_signed &&
-		a->agg == b->agg;
+		a->agg == b->agg && same_target(a, b);
 }
 
 /* Record e's type (entry part), or compare it with the entry's (exit part). */
 static bool snap_one(struct tctx *c, struct snap *sn, const struct fpt_expr *e)
 {
 	const struct fpt_type *t;
-	char a[32], b[32];
+	char a[TYPE_NAME_MAX], b[TYPE_NAME_MAX];
 
 	if (!sn->check) {
 		sn->v = xrealloc(sn->v, (sn->n + 1) * sizeof(*sn->v));
@@ -1396,6 +1789,10 @@ static bool snap_expr(struct tctx *c, struct snap *sn, const struct fpt_expr *e)
 
 	if (e->kind == FPT_E_UNARY)
 		sub[0] = e->u.unary.e;
+	else if (e->kind == FPT_E_CAST)
+		sub[0] = e->u.cast.e;
+	else if (e->kind == FPT_E_FIELD && e->u.field.base->kind != FPT_E_BUILTIN)
+		sub[0] = e->u.field.base;
 	else if (e->kind == FPT_E_INCDEC)
 		sub[0] = e->u.incdec.target;
 	else if (e->kind == FPT_E_BINARY)
@@ -1455,7 +1852,7 @@ static void type_part(struct tctx *c, const struct fpt_probe *p, int link,
 		      enum fpt_probe_kind kind)
 {
 	struct fpt_type t;
-	char a[32];
+	char a[TYPE_NAME_MAX];
 
 	c->probe = p;
 	c->link = link;
@@ -1554,10 +1951,10 @@ static void finish_link(struct fpt_link *l)
 	if (l->nentry && l->nexit)
 		l->mode = FPT_LINK_SESSION;
 	else if (l->nexit)
-		l->mode = l->elapsed ? FPT_LINK_SESSION : FPT_LINK_EXIT;
+		l->mode = l->latency ? FPT_LINK_SESSION : FPT_LINK_EXIT;
 	else
 		l->mode = FPT_LINK_ENTRY;
-	if (l->elapsed) {
+	if (l->latency) {
 		l->ts_off = n;
 		n += 8;
 	}
@@ -1625,12 +2022,18 @@ static void internal_maps(struct tctx *c)
 		m->max_entries = 1;
 		m->nkeys = 0;
 	}
-	if (c->stacks) {
-		i = map_add(c->s, ".stacks", FPT_MAP_STACKS, none);
+	/* a stack map a frame count: one holds as many frames as its values */
+	for (unsigned int n = 1; n <= FPT_STACK_DEPTH; n++) {
+		char name[16];
+
+		if (!c->stacks[n])
+			continue;
+		snprintf(name, sizeof(name), n == FPT_STACK_DEPTH ? ".stacks" : ".stacks%u", n);
+		i = map_add(c->s, name, FPT_MAP_STACKS, none);
 		m = &c->s->maps[i];
 		m->bpf_type = BPF_MAP_TYPE_STACK_TRACE;
 		m->key_size = 4;
-		m->value_size = FPT_STACK_DEPTH * 8;
+		m->value_size = n * 8;
 		m->max_entries = FPT_MAP_ENTRIES;
 		m->nkeys = 0;
 	}
@@ -1669,7 +2072,7 @@ static void reset_pass(struct tctx *c)
 		free(l->svars);
 		l->svars = NULL;
 		l->nsvars = 0;
-		l->elapsed = false;
+		l->latency = false;
 		l->saved_args = 0;
 	}
 	for (int i = 0; i < c->s->nmaps; i++)
@@ -1678,7 +2081,7 @@ static void reset_pass(struct tctx *c)
 	c->pend = NULL;
 	c->npend = 0;
 	c->events = false;
-	c->stacks = false;
+	memset(c->stacks, 0, sizeof(c->stacks));
 }
 
 static int typed_maps(const struct fpt_sema *s)
@@ -1729,6 +2132,7 @@ int fpt_types(struct fpt_program *prog, const struct btf *btf,
 	struct tctx c = { .d = d, .btf = btf, .s = out };
 	int errors = d->errors;
 
+	names_btf = btf;
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < prog->nprobes; i++)
 		probe_links(&c, &prog->probes[i], funcs, nfuncs);
