@@ -25,17 +25,7 @@ INITRD=$B/initramfs-base.cpio.gz
 mkdir -p "$B/logs"
 : >"$R"
 
-summary() {
-	local passed failed
-	passed=$(grep -c '^ok ' "$R")
-	failed=$(grep -c '^not ok ' "$R")
-	if [ "$failed" -gt 0 ]; then
-		echo "failed:"
-		sed -n 's/^not ok /  /p' "$R"
-	fi
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-}
+. "$TOP/scripts/results.sh"
 
 # The guest: busybox, bash (ftracetest-style scripts), /init, the runner
 # and the tests. Made anew each time: it takes a second.
@@ -76,16 +66,16 @@ checkpatch() {
 start=$(date +%s)
 if ! make --no-print-directory BASE="$version" kernel; then
 	echo "not ok base-$version:build" >>"$R"
-	summary
+	summary "$R"
 	exit 1
 fi
 echo "ok base-$version:build" >>"$R"
 checkpatch
 echo "==> [initramfs]"
-initramfs || { echo "not ok base-$version:initramfs" >>"$R"; summary; exit 1; }
+initramfs || { echo "not ok base-$version:initramfs" >>"$R"; summary "$R"; exit 1; }
 "$STAGE" vm-tests -- scripts/vmtest.sh -m test ${filter:+-t "$filter"} -T 600 \
 	-k "$KB" -i "$INITRD" -a "fpm.kmod=0" -l "$B/logs/vm-test.log" -r "$R.vm"
 sed 's/ vm:/ '"base-$version"':/' "$R.vm" >>"$R"
 rm -f "$R.vm"
 echo "tests: $(($(date +%s) - start)) s in all; results in $R"
-summary
+summary "$R"

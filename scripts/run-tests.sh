@@ -20,22 +20,12 @@ STAGE=$TOP/scripts/stage.sh
 mkdir -p "$B"
 : >"$R"
 
-summary() {
-	local passed failed
-	passed=$(grep -c '^ok ' "$R")
-	failed=$(grep -c '^not ok ' "$R")
-	if [ "$failed" -gt 0 ]; then
-		echo "failed:"
-		sed -n 's/^not ok /  /p' "$R"
-	fi
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-}
+. "$TOP/scripts/results.sh"
 
 start=$(date +%s)
 if ! make --no-print-directory FLAVOUR="$flavour" all; then
 	echo "not ok build" >>"$R"
-	summary
+	summary "$R"
 	exit 1
 fi
 echo "ok build" >>"$R"
@@ -85,4 +75,4 @@ if [ -z "$filter" ] && [ "$flavour" = default ]; then
 	done
 fi
 echo "tests: $(($(date +%s) - start)) s in all; results in $R"
-summary
+summary "$R"
