@@ -30,8 +30,9 @@
  * 4. after an exit(), the ring buffer is polled until quiet (see
  *    settle_after_exit()); the links are detached, the ring buffer drained
  *    (still dropping what follows an exit record), the END programs run
- *    and their records alone printed; then every script map is printed, in the order of its name
- *    (bpftrace's std::map), after "\n\n" in text mode; then, on stderr,
+ *    and their records alone printed; then every script map is printed,
+ *    in the order of its name (bpftrace's std::map), after "\n\n" in
+ *    text mode; then, on stderr,
  *    one line for each link that missed calls, from its link_info:
  *
  *	fptrace: fprobe:vfs_read: missed 3 (stack 2, recursion 1)
