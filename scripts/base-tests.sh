@@ -4,8 +4,8 @@
 # its kernel (bases/VERSION/BASE, with the patches of
 # bases/VERSION/patches/series) built with the project's config, then the
 # shell tests of tests/base/ run in the guest by scripts/base-runner.sh.
-# The guest needs nothing built against the new base's headers: busybox,
-# bash, /init and the tests.
+# The guest has busybox, bash, /init, the tests, and bpftool built from
+# the base's own tools/.
 #
 # Every result is one "ok NAME" / "not ok NAME" line in
 # build/VERSION/results.txt; the last line printed is "N passed, N failed".
@@ -27,18 +27,38 @@ mkdir -p "$B/logs"
 
 . "$TOP/scripts/results.sh"
 
-# The guest: busybox, bash (ftracetest-style scripts), /init, the runner
-# and the tests. Made anew each time: it takes a second.
+# bpftool, static, and libbpf from the base's own tools/ (mk/user.mk's
+# rules, with this base's build directory), then the BPF objects of
+# tests/base/progs, which need only libbpf's headers.
+U=$B/user-default
+tools() {
+	local p
+
+	make --no-print-directory -s -f mk/user.mk B="$B" KB="$KB" \
+		"$U/bpftool/bpftool" >"$B/logs/tools.log" 2>&1 ||
+		{ tail -20 "$B/logs/tools.log"; return 1; }
+	mkdir -p "$U/base-progs"
+	for p in tests/base/progs/*.bpf.c; do
+		clang-19 -g -O2 -target bpf -Wall -Werror -I"$U/usr/include" \
+			-I/usr/include/$(gcc -print-multiarch) \
+			-c "$p" -o "$U/base-progs/$(basename "$p" .c).o" || return 1
+	done
+}
+
+# The guest: busybox, bash (ftracetest-style scripts), bpftool, /init, the
+# runner and the tests. Made anew each time: it takes a second.
 initramfs() {
 	local root=$B/initramfs-root
 	rm -rf "$root"
-	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/tests"
-	cp /bin/busybox "$root/bin/"
+	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
+		"$root/tests/progs"
+	cp /bin/busybox "$U/bpftool/bpftool" "$root/bin/"
 	cp /bin/bash-static "$root/bin/bash"
 	cp scripts/init.sh "$root/init"
 	cp scripts/base-runner.sh "$root/bin/runner"
 	cp tests/base/*.sh tests/base/lib.inc "$root/tests/"
-	chmod +x "$root/init" "$root/bin/"* "$root/tests/"*
+	cp "$U"/base-progs/*.o "$root/tests/progs/"
+	chmod +x "$root/init" "$root/bin/"* "$root/tests/"*.sh
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
 		gzip -1 >"$INITRD"
 }
@@ -71,6 +91,14 @@ if ! make --no-print-directory BASE="$version" kernel; then
 fi
 echo "ok base-$version:build" >>"$R"
 checkpatch
+echo "==> [tools]"
+t=$(date +%s)
+if ! tools; then
+	echo "not ok base-$version:tools" >>"$R"
+	summary "$R"
+	exit 1
+fi
+echo "<== [tools] done in $(($(date +%s) - t)) s"
 echo "==> [initramfs]"
 initramfs || { echo "not ok base-$version:initramfs" >>"$R"; summary "$R"; exit 1; }
 "$STAGE" vm-tests -- scripts/vmtest.sh -m test ${filter:+-t "$filter"} -T 600 \
