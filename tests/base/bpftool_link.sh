@@ -8,9 +8,9 @@
 . /tests/lib.inc
 
 PIN=/sys/fs/bpf/fpmb_link_show
+trap 'rm -rf $PIN' EXIT
 bpftool prog loadall /tests/progs/link_show.bpf.o $PIN autoattach ||
 	fail "bpftool cannot load and attach link_show.bpf.o"
-trap 'rm -rf $PIN' EXIT
 
 # check TYPE WHAT PIN: the link pinned at PIN, of TYPE on WHAT, is shown
 # by "link show id", "link show pinned" and "link show", each exiting 0
@@ -33,5 +33,5 @@ check() {
 	done
 }
 
-check kprobe_multi ksys_write $PIN/link_show_kmulti
 check raw_tracepoint sys_enter $PIN/link_show_raw_tp
+check kprobe_multi ksys_write $PIN/link_show_kmulti

@@ -15,7 +15,8 @@
 # fprobe in two different slots: fgraph hands out the slots released last
 # after the others, so releasing the fprobe's and then an instance's, and
 # taking them back in the opposite order, moves the fprobe to the slot the
-# instance had. Every instance traces only the writer's own calls
+# instance had. The test first checks that no other fgraph user is about,
+# and that the fprobe's slot is free once its event is gone. Every instance traces only the writer's own calls
 # (set_ftrace_pid), so the counts do not depend on other tasks.
 . /tests/lib.inc
 
@@ -54,11 +55,13 @@ traced=0
 writes() {
 	local n i total=0
 
-	for i in $(seq 1 $NR); do
-		echo >"$I$i/trace"
-	done
+	# The writer: the instances trace only its pid from then on, and
+	# their buffers are cleared after that.
 	bash -c 'for i in $(seq 1 '$NR'); do
 			echo $$ >'"$I"'$i/set_ftrace_pid || exit 1
+		done
+		for i in $(seq 1 '$NR'); do
+			echo >'"$I"'$i/trace || exit 1
 		done
 		exec dd if=/dev/zero of=/dev/null bs='$SIZE' count=5 2>/dev/null' ||
 		fail "the writer failed"
@@ -77,13 +80,18 @@ cleanup() {
 	local i
 
 	[ -d $T/events/fpmb/fdget ] && fprobe_down
-	for i in $(seq 1 $NR); do
+	for i in $(seq 1 $((NR + 1))); do
 		[ -d "$I$i" ] && instance_down "$i"
 	done
 	echo >$T/set_graph_notrace
 }
 trap cleanup EXIT
 
+# fgraph's users must be this test's alone, or the fprobe could keep
+# one slot through both rounds.
+[ -z "$(cat $T/dynamic_events)" ] ||
+	fail "dynamic events are left from before: $(cat $T/dynamic_events)"
+[ "$(cat $T/current_tracer)" = nop ] || fail "a tracer is running: $(cat $T/current_tracer)"
 echo ksys_write >$T/set_graph_notrace || fail "cannot set set_graph_notrace"
 for i in $(seq 1 $NR); do
 	instance_up "$i"
@@ -91,6 +99,9 @@ done
 fprobe_up
 writes 1
 fprobe_down
+# The fprobe gave its slot back: one more instance can take it.
+instance_up $((NR + 1))
+instance_down $((NR + 1))
 instance_down $NR
 instance_up $NR
 fprobe_up

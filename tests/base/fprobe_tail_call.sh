@@ -1,7 +1,8 @@
 #!/bin/bash
 # The exit of a tail-called function reports where the call returns to.
 # __x64_sys_write() ends in a jump to ksys_write() (a tail call, in this
-# build), so ksys_write() returns straight to __x64_sys_write()'s caller.
+# build; the test skips where it is not one), so ksys_write() returns
+# straight to __x64_sys_write()'s caller.
 # With fprobe return events on both, fgraph pushes ksys_write()'s frame
 # over a return address that __x64_sys_write()'s frame had already
 # replaced: its exit used to report return_to_handler as its return
@@ -42,6 +43,12 @@ echo "ksys_write returns to: $ksys"
 [ "$(echo "$sys" | wc -l)" -eq 1 ] || fail "__x64_sys_write returned to several places"
 case $sys in
 return_to_handler*) fail "__x64_sys_write's exit names return_to_handler" ;;
+esac
+# A compiler that does not make that call a tail call: nothing to check.
+case $ksys in
+__x64_sys_write+*)
+	echo "SKIP: __x64_sys_write() does not tail-call ksys_write() in this build"
+	exit 77 ;;
 esac
 [ "$ksys" = "$sys" ] ||
 	fail "ksys_write's exit names '$ksys', not its real caller '$sys'"
