@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# User space, built from the applied tree in build/linux: libbpf, bpftool,
+# User space, built from the applied tree in $(B)/linux: libbpf, bpftool,
 # vmlinux.h, the BPF objects and skeletons of selftests/ and bpf-progs/,
 # the selftest runner, the example tools, and the guest initramfs.
-# Called by the top-level Makefile with KB= the kernel build directory.
+# Called by the top-level Makefile with KB= the kernel build directory
+# and BUILD= the base's build directory (build, or build/VERSION for
+# BASE=VERSION); without BUILD, build.
 
 TOP := $(CURDIR)
-B := $(TOP)/build
+B := $(or $(BUILD),$(TOP)/build)
 L := $(B)/linux
 KB ?= $(B)/kbuild
 FLAVOUR ?= default
