@@ -28,6 +28,12 @@ STATIC_LIBS := $(LIBBPF_A) -lelf -lz -lzstd
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(U)/include -I$(USR)/include -I$(TOP)/bpf-progs/include \
 	-I$(TOP)/selftests/progs -I$(TOP)/bpf-progs
+# A kernel that embeds tagged structs anonymously (CONFIG_CC_MS_EXTENSIONS:
+# 7.3 does, 6.12 does not) has "struct NAME;" members in vmlinux.h, which
+# clang takes only as the kernel itself does: with Microsoft's extensions.
+ifneq ($(shell grep -s CC_MS_EXTENSIONS $(L)/Makefile),)
+BPF_CFLAGS += -fms-extensions -Wno-microsoft-anon-tag
+endif
 USER_CFLAGS := -g -O2 -Wall -Werror -I$(USR)/include \
 	-I$(L)/tools/include/uapi -I$(L)/tools/include
 
