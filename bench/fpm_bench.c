@@ -70,6 +70,17 @@
 #include "bench_fprobe.skel.h"
 #include "bench_fptrace.skel.h"
 
+/*
+ * The series' uapi header, copied beside its libbpf's headers, defines
+ * BPF_FPROBE_MULTI_ARGS_MAX with the fprobe.multi link, whose libbpf API
+ * a tree without the series (the 7.3 base, for now) lacks.
+ */
+#ifdef BPF_FPROBE_MULTI_ARGS_MAX
+#define HAVE_FPROBE_MULTI 1
+#else
+#define HAVE_FPROBE_MULTI 0
+#endif
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN_RUN_NS 50000000ULL
 #define TARGET "bpf_get_numa_node_id"
@@ -142,18 +153,59 @@ static unsigned long long now_ns(void)
 static struct bench_trig_bpf *trig;
 static struct bench_fprobe_bpf *fprobe;
 
+/* The options of an fprobe.multi link */
+struct fprobe_how {
+	bool retprobe, session;
+	__u32 saved_args, session_size;
+};
+
+#if HAVE_FPROBE_MULTI
+static struct bpf_link *attach_fprobe(const struct bpf_program *prog, const char **syms,
+				      size_t cnt, const struct fprobe_how *h)
+{
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = syms, .cnt = cnt,
+		    .retprobe = h->retprobe, .session = h->session,
+		    .saved_args = h->saved_args, .session_size = h->session_size);
+
+	return bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
+}
+
+/* Whether @li is an fprobe.multi link's; its function count in @cnt. */
+static bool fprobe_link_count(const struct bpf_link_info *li, long *cnt)
+{
+	if (li->type != BPF_LINK_TYPE_FPROBE_MULTI)
+		return false;
+	*cnt = li->fprobe_multi.count;
+	return true;
+}
+#else
+static struct bpf_link *attach_fprobe(const struct bpf_program *prog, const char **syms,
+				      size_t cnt, const struct fprobe_how *h)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+static bool fprobe_link_count(const struct bpf_link_info *li, long *cnt)
+{
+	return false;
+}
+#endif
+
 static bool fprobe_supported(void)
 {
-	LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = target_syms, .cnt = 1);
+	const struct fprobe_how entry = {};
 	struct bpf_link *link;
 
-	link = bpf_program__attach_fprobe_multi_opts(fprobe->progs.bench_fprobe_entry,
-						     NULL, &o);
+	link = attach_fprobe(fprobe->progs.bench_fprobe_entry, target_syms, 1, &entry);
 	bpf_link__destroy(link);
 	return link;
 }
 
-/* Load both objects; the fprobe one only where the kernel has the link. */
+/*
+ * Load both objects; the fprobe one only where libbpf and the kernel have
+ * the link.
+ */
 static int load_objects(void)
 {
 	struct bpf_program *prog;
@@ -166,6 +218,8 @@ static int load_objects(void)
 	if (bench_trig_bpf__load(trig))
 		return -errno;
 
+	if (!HAVE_FPROBE_MULTI)
+		return 0;
 	fprobe = bench_fprobe_bpf__open();
 	if (!fprobe)
 		return -errno;
@@ -259,12 +313,13 @@ static struct bpf_link *attach_row(const struct row *r)
 		return bpf_program__attach_kprobe_multi_opts(prog, NULL, &o);
 	}
 	case FMULTI: {
-		LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = syms, .cnt = 1,
-			    .retprobe = r->retprobe, .session = r->session,
-			    .saved_args = r->saved_args, .session_size = r->session_size);
+		const struct fprobe_how h = {
+			.retprobe = r->retprobe, .session = r->session,
+			.saved_args = r->saved_args, .session_size = r->session_size,
+		};
 
 		prog = bpf_object__find_program_by_name(fprobe->obj, r->prog);
-		return bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
+		return attach_fprobe(prog, syms, 1, &h);
 	}
 	default:
 		return NULL;
@@ -473,27 +528,16 @@ static struct bpf_link *attach_many(enum multi kind, const char **syms, size_t c
 		prog = trig->progs.bench_attach_kretprobe_multi;
 		return bpf_program__attach_kprobe_multi_opts(prog, NULL, &o);
 	}
-	case FPROBE_EXIT: {
-		LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = syms, .cnt = cnt,
-			    .retprobe = true);
-
-		prog = fprobe->progs.bench_attach_fprobe_multi;
-		return bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
-	}
-	case FPROBE_ARGS: {
-		LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = syms, .cnt = cnt,
-			    .retprobe = true);
-
-		prog = fprobe->progs.bench_attach_fprobe_args;
-		return bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
-	}
-	case FPROBE_SESSION_FULL: {
-		LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = syms, .cnt = cnt,
-			    .session = true, .saved_args = 6, .session_size = 64);
-
-		prog = fprobe->progs.bench_fprobe_session;
-		return bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
-	}
+	case FPROBE_EXIT:
+		return attach_fprobe(fprobe->progs.bench_attach_fprobe_multi, syms, cnt,
+				     &(struct fprobe_how){ .retprobe = true });
+	case FPROBE_ARGS:
+		return attach_fprobe(fprobe->progs.bench_attach_fprobe_args, syms, cnt,
+				     &(struct fprobe_how){ .retprobe = true });
+	case FPROBE_SESSION_FULL:
+		return attach_fprobe(fprobe->progs.bench_fprobe_session, syms, cnt,
+				     &(struct fprobe_how){ .session = true, .saved_args = 6,
+							   .session_size = 64 });
 	case KRETPROBE:		/* a link per function: attach_classic() */
 		break;
 	}
@@ -506,13 +550,14 @@ static long link_count(struct bpf_link *link)
 {
 	struct bpf_link_info li = {};
 	__u32 len = sizeof(li);
+	long cnt;
 
 	if (bpf_link_get_info_by_fd(bpf_link__fd(link), &li, &len))
 		return -errno;
 	if (li.type == BPF_LINK_TYPE_KPROBE_MULTI)
 		return li.kprobe_multi.count;
-	if (li.type == BPF_LINK_TYPE_FPROBE_MULTI)
-		return li.fprobe_multi.count;
+	if (fprobe_link_count(&li, &cnt))
+		return cnt;
 	return -EINVAL;
 }
 
@@ -912,10 +957,8 @@ static int find_fprobe_link(__u32 *prog_id, long *cnt)
 			continue;
 		memset(&li, 0, sizeof(li));
 		len = sizeof(li);
-		if (!bpf_link_get_info_by_fd(fd, &li, &len) &&
-		    li.type == BPF_LINK_TYPE_FPROBE_MULTI) {
+		if (!bpf_link_get_info_by_fd(fd, &li, &len) && fprobe_link_count(&li, cnt)) {
 			*prog_id = li.prog_id;
-			*cnt = li.fprobe_multi.count;
 			return fd;
 		}
 		close(fd);
@@ -1028,9 +1071,9 @@ static void fptrace_row(const char *name, const char *script, bool hist, int run
 	char *const argv[] = { "fptrace", "-e", (char *)script, NULL };
 	unsigned long long total, got;
 	int lfd = -1, mfd = -1, status, err;
-	__u32 prog_id;
+	__u32 prog_id = 0;
 	char want[64];
-	long cnt;
+	long cnt = 0;
 
 	err = fpt_spawn(&fpt, argv);
 	if (err) {
@@ -1096,13 +1139,12 @@ out:
 static void hand_row(const char *name, struct bpf_program *prog, struct bpf_map *map,
 		     bool session, int runs, unsigned long calls)
 {
-	LIBBPF_OPTS(bpf_fprobe_multi_opts, o, .syms = target_syms, .cnt = 1,
-		    .session = session, .session_size = session ? 8 : 0);
+	const struct fprobe_how h = { .session = session, .session_size = session ? 8 : 0 };
 	unsigned long long total;
 	struct bpf_link *link;
 	int mfd = bpf_map__fd(map);
 
-	link = bpf_program__attach_fprobe_multi_opts(prog, NULL, &o);
+	link = attach_fprobe(prog, target_syms, 1, &h);
 	if (!link) {
 		fail("percall", name, errno);
 		return;
