@@ -17,7 +17,14 @@
  * to it at a time. Each run checks that the probe fired exactly once per
  * call (twice for a session) and reports the guest time it took. Booted
  * with `-icount shift=0`, guest time counts instructions, one per
- * nanosecond, so the figures are instructions per call.
+ * nanosecond, so the figures are instructions per call. A row that this
+ * build's libbpf or the kernel cannot attach prints an "unsupported"
+ * record instead: the fprobe.multi rows need the series, and the last
+ * three, mainline's trampoline peers of our links from 7.3 on (fsession,
+ * and tracing_multi links in fexit and fsession mode), need libbpf 1.8
+ * and a kernel whose BTF has their attach types. Their object
+ * (progs/bench_tmulti.bpf.c) is loaded for its row only, with that row's
+ * program only, so that it cannot fail any other row.
  *
  * attach: time to attach and to detach kretprobe.multi and fprobe.multi
  * (exit) links on N functions drawn evenly from available_filter_functions.
@@ -63,12 +70,14 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bench.h"
 #include "meminfo.h"
 #include "bench_trig.skel.h"
 #include "bench_fprobe.skel.h"
 #include "bench_fptrace.skel.h"
+#include "bench_tmulti.skel.h"
 
 /*
  * The series' uapi header, copied beside its libbpf's headers, defines
@@ -79,6 +88,12 @@
 #define HAVE_FPROBE_MULTI 1
 #else
 #define HAVE_FPROBE_MULTI 0
+#endif
+/* fsession and tracing_multi links: libbpf 1.8, from 7.3 (6.12 has 1.5) */
+#if LIBBPF_MAJOR_VERSION > 1 || (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION >= 8)
+#define HAVE_TRACING_MULTI 1
+#else
+#define HAVE_TRACING_MULTI 0
 #endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -203,8 +218,8 @@ static bool fprobe_supported(void)
 }
 
 /*
- * Load both objects; the fprobe one only where libbpf and the kernel have
- * the link.
+ * Load bench_trig, and bench_fprobe where libbpf and the kernel have the
+ * link. bench_tmulti waits for its rows: tmulti_row().
  */
 static int load_objects(void)
 {
@@ -245,6 +260,41 @@ static int pin_cpu0(void)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
+static struct btf *kernel_btf;
+
+/*
+ * Whether the running kernel has attach type @name (an enumerator of its
+ * enum bpf_attach_type, as its BTF spells it): 1 or 0, or -errno when its
+ * BTF cannot be read. The uapi header this was built with may be older or
+ * newer than the kernel, so the kernel's BTF tells, by name.
+ */
+static int kernel_has_attach_type(const char *name)
+{
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int id, i;
+
+	if (!kernel_btf)
+		kernel_btf = btf__load_vmlinux_btf();
+	if (!kernel_btf)
+		return -errno;
+	id = btf__find_by_name_kind(kernel_btf, "bpf_attach_type", BTF_KIND_ENUM);
+	if (id < 0)
+		return id;
+	t = btf__type_by_id(kernel_btf, id);
+	e = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++, e++)
+		if (!strcmp(btf__name_by_offset(kernel_btf, e->name_off), name))
+			return 1;
+	return 0;
+}
+
+/* Whether this build can attach @name's links and the kernel has them. */
+static bool tmulti_supported(const char *name)
+{
+	return HAVE_TRACING_MULTI && kernel_has_attach_type(name) > 0;
+}
+
 static void info(void)
 {
 	struct utsname u;
@@ -254,12 +304,19 @@ static void info(void)
 	rec_str("kernel", u.release);
 	rec_int("cpus", sysconf(_SC_NPROCESSORS_ONLN));
 	rec_bool("fprobe_multi", fprobe);
+	rec_bool("fsession", tmulti_supported("BPF_TRACE_FSESSION"));
+	rec_bool("tracing_multi", tmulti_supported("BPF_TRACE_FEXIT_MULTI"));
 	rec_end();
 }
 
 /* per-call cost */
 
-enum how { NONE, AUTO, KMULTI, FMULTI };
+/*
+ * AUTO: a bench_trig program attached by its section; KMULTI, FMULTI: a
+ * kprobe.multi or fprobe.multi link. TAUTO: a bench_tmulti program
+ * attached by its section; TMULTI: one on a tracing_multi link.
+ */
+enum how { NONE, AUTO, KMULTI, FMULTI, TAUTO, TMULTI };
 
 struct row {
 	const char *name;
@@ -268,6 +325,8 @@ struct row {
 	bool retprobe, session;
 	__u32 saved_args, session_size;
 	int hits_per_call;
+	/* TAUTO and TMULTI: the attach type that the kernel must have */
+	const char *attach_type;
 };
 
 static const struct row rows[] = {
@@ -294,6 +353,13 @@ static const struct row rows[] = {
 	  .session = true, .saved_args = 6, .session_size = 64, .hits_per_call = 2 },
 	{ "fentry", AUTO, "bench_fentry", .hits_per_call = 1 },
 	{ "fexit", AUTO, "bench_fexit", .hits_per_call = 1 },
+	/* the program's section sets the mode: a session runs at entry and exit */
+	{ "fsession", TAUTO, "bench_fsession", .hits_per_call = 2,
+	  .attach_type = "BPF_TRACE_FSESSION" },
+	{ "fexit.multi", TMULTI, "bench_fexit_multi", .hits_per_call = 1,
+	  .attach_type = "BPF_TRACE_FEXIT_MULTI" },
+	{ "fsession.multi", TMULTI, "bench_fsession_multi", .hits_per_call = 2,
+	  .attach_type = "BPF_TRACE_FSESSION_MULTI" },
 };
 
 static struct bpf_link *attach_row(const struct row *r)
@@ -395,35 +461,103 @@ static unsigned long long measure(const char *name, int runs, unsigned long call
 	return total;
 }
 
+static void rec_unsupported(const char *row)
+{
+	rec_begin("percall");
+	rec_str("row", row);
+	rec_bool("unsupported", true);
+	rec_end();
+}
+
+/* A row of bench_trig or bench_fprobe, both loaded by load_objects(). */
+static void probe_row(const struct row *r, int runs, unsigned long calls)
+{
+	struct bpf_link *link = NULL;
+	volatile __u64 *hits;
+
+	if (r->how == FMULTI && !fprobe) {
+		rec_unsupported(r->name);
+		return;
+	}
+	hits = r->how == FMULTI ? &fprobe->bss->hits : &trig->bss->hits;
+	if (r->how != NONE) {
+		link = attach_row(r);
+		if (!link) {
+			fail("percall", r->name, errno);
+			return;
+		}
+	}
+	measure(r->name, runs, calls, read_hits, (void *)hits, r->hits_per_call);
+	bpf_link__destroy(link);
+}
+
+#if HAVE_TRACING_MULTI
+static struct bpf_link *attach_tmulti(const struct row *r, struct bpf_program *prog)
+{
+	if (r->how == TAUTO)
+		return bpf_program__attach(prog);
+	/* a pattern without wildcards: the one function of that name */
+	return bpf_program__attach_tracing_multi(prog, TARGET, NULL);
+}
+
+/*
+ * A row of bench_tmulti: the object opened and loaded for this row, with
+ * its program only, and closed after it.
+ */
+static void tmulti_row(const struct row *r, int runs, unsigned long calls)
+{
+	struct bench_tmulti_bpf *obj;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+
+	obj = bench_tmulti_bpf__open();
+	if (!obj) {
+		rec_error("percall", r->name, "open bench_tmulti: %s", strerror(errno));
+		return;
+	}
+	prog = bpf_object__find_program_by_name(obj->obj, r->prog);
+	if (!prog || bpf_program__set_autoload(prog, true) || bench_tmulti_bpf__load(obj)) {
+		rec_error("percall", r->name, "load %s: %s", r->prog, strerror(errno));
+		goto out;
+	}
+	link = attach_tmulti(r, prog);
+	if (!link) {
+		rec_error("percall", r->name, "attach %s: %s", r->prog, strerror(errno));
+		goto out;
+	}
+	measure(r->name, runs, calls, read_hits, (void *)&obj->bss->hits, r->hits_per_call);
+	bpf_link__destroy(link);
+out:
+	bench_tmulti_bpf__destroy(obj);
+}
+#else
+/* never called: run_percall() reports these rows as unsupported */
+static void tmulti_row(const struct row *r, int runs, unsigned long calls)
+{
+}
+#endif
+
 static void run_percall(int runs, unsigned long calls, int only)
 {
-	volatile __u64 *hits;
-	struct bpf_link *link;
 	const struct row *r;
 	unsigned int i;
+	int has;
 
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		if (only >= 0 && i != (unsigned int)only)
 			continue;
 		r = &rows[i];
-		link = NULL;
-		if (r->how == FMULTI && !fprobe) {
-			rec_begin("percall");
-			rec_str("row", r->name);
-			rec_bool("unsupported", true);
-			rec_end();
+		if (r->how != TAUTO && r->how != TMULTI) {
+			probe_row(r, runs, calls);
 			continue;
 		}
-		hits = r->how == FMULTI ? &fprobe->bss->hits : &trig->bss->hits;
-		if (r->how != NONE) {
-			link = attach_row(r);
-			if (!link) {
-				fail("percall", r->name, errno);
-				continue;
-			}
-		}
-		measure(r->name, runs, calls, read_hits, (void *)hits, r->hits_per_call);
-		bpf_link__destroy(link);
+		has = HAVE_TRACING_MULTI ? kernel_has_attach_type(r->attach_type) : 0;
+		if (has < 0)
+			rec_error("percall", r->name, "the kernel's BTF: %s", strerror(-has));
+		else if (!has)
+			rec_unsupported(r->name);
+		else
+			tmulti_row(r, runs, calls);
 	}
 }
 
@@ -1353,5 +1487,6 @@ int main(int argc, char **argv)
 	}
 	bench_fprobe_bpf__destroy(fprobe);
 	bench_trig_bpf__destroy(trig);
+	btf__free(kernel_btf);
 	return failures ? 1 : 0;
 }
