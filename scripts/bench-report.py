@@ -41,6 +41,11 @@ SAME_KIND = {
     "fprobe.multi session +args +data": "kprobe.session",
     "fentry": "fentry",
     "fexit": "fexit",
+    # mainline's trampoline peers of our links, from 7.3 on: on the 6.12
+    # base neither kernel has them, and their rows are all n/a
+    "fsession": "fsession",
+    "fexit.multi": "fexit.multi",
+    "fsession.multi": "fsession.multi",
 }
 # fpm_bench fptrace's rows: each fptrace one-liner with the hand-written
 # program that does the same, and the most that fptrace may cost (issue 15).
@@ -73,11 +78,15 @@ def parse_log(path):
 
 
 def percall_rows(records):
-    """row -> list of nanoseconds per call, one per run"""
+    """row -> list of nanoseconds per call, one per run; an empty list for
+    a row the kernel or fpm_bench's libbpf could not attach, so that the
+    table shows it as n/a"""
     rows = {}
     for r in records:
         if r.get("phase") == "percall" and "ns" in r:
             rows.setdefault(r["row"], []).append(r["ns"] / r["calls"])
+        elif r.get("phase") == "percall" and r.get("unsupported"):
+            rows.setdefault(r["row"], [])
     return rows
 
 
@@ -164,7 +173,7 @@ def summarize(res):
                     "runs": v,
                     "ns_per_call": med,
                     "spread": (max(v) - min(v)) / med if med else None,
-                    "above": med - none if none is not None else None,
+                    "above": med - none if med is not None and none is not None else None,
                     "calls_per_s": 1e9 / med if med else None,
                 }
     # fpm_bench's order: the row numbers its -o option takes
@@ -302,6 +311,11 @@ def fmt(v, spec):
     return "n/a" if v is None else format(v, spec)
 
 
+def ratio(v, unit="x"):
+    """v to two decimals with its unit ("1.50x fexit", "0.06%"), or n/a"""
+    return "n/a" if v is None else f"{v:.2f}{unit}"
+
+
 def render(res):
     t, ratios = res["percall"], res["ratios"]
     out = []
@@ -322,18 +336,19 @@ def render(res):
             base_above = cell("base", "icount-a", "ns_per_call")
             ours_above = cell("patched", "icount-a", "ns_per_call")
         r = ratios[row]
-        spread = max(filter(None, [cell(k, "icount-a", "spread") for k in KERNELS]),
-                     default=None)
+        # a spread of 0 counts: runs that agree exactly
+        spread = max((sp for sp in (cell(k, "icount-a", "spread") for k in KERNELS)
+                      if sp is not None), default=None)
         cps = cell("patched", "icount-a", "calls_per_s")
         pb = cell("base", "plain", "calls_per_s")
         pp = cell("patched", "plain", "calls_per_s")
         vs_base = "—" if row == "none" or row in FPTRACE_ROWS else \
-            f"{fmt(r['vs_base_same_kind'], '.2f')}x {r['base_row']}"
-        vs_fexit = "—" if row == "none" else f"{fmt(r['vs_fexit'], '.2f')}x"
+            ratio(r['vs_base_same_kind'], f"x {r['base_row']}")
+        vs_fexit = "—" if row == "none" else ratio(r['vs_fexit'])
         out.append(f"| {row}{' (loop, total)' if row == 'none' else ''} "
                    f"| {fmt(base_above, '.0f')} | {fmt(ours_above, '.0f')} "
                    f"| {fmt(cps and cps / 1e6, '.2f')} | {vs_base} | {vs_fexit} "
-                   f"| {fmt(spread and spread * 100, '.2f')}% "
+                   f"| {ratio(spread and spread * 100, '%')} "
                    f"| {fmt(pb and pb / 1e6, '.2f')} | {fmt(pp and pp / 1e6, '.2f')} |")
     if res["flavour"] != "default":
         out.append("")
@@ -427,7 +442,7 @@ def render_tail(res, out):
     for tg in res["targets"]:
         state = "met" if tg["met"] else "MISSED"
         out.append(f"- {tg['target']}: {fmt(tg['value'], '.0f')} / "
-                   f"{fmt(tg['reference'], '.0f')} = {fmt(tg['ratio'], '.2f')}x, "
+                   f"{fmt(tg['reference'], '.0f')} = {ratio(tg['ratio'])}, "
                    f"limit {tg['limit']}x: {state}")
     worst = max(res["agreement"], key=lambda a: a["diff"], default=None)
     if worst:

@@ -53,6 +53,19 @@ FPTRACE = {"fptrace count()": 221, "hand-written count()": 218,
            "fptrace hist(latency)": 1212, "hand-written hist(latency)": 958}
 
 
+def unsupported(rows):
+    """the records of rows that fpm_bench could not attach"""
+    return [{"phase": "percall", "row": row, "unsupported": True} for row in rows]
+
+
+# mainline's trampoline peers of our links (7.3 on), and the rows of the
+# series, which the 7.3 base does not have yet
+PEERS = ("fsession", "fexit.multi", "fsession.multi")
+FPROBE_ROWS = ("fprobe.multi entry", "fprobe.multi exit", "fprobe.multi exit +args",
+               "fprobe.multi session", "fprobe.multi session +args",
+               "fprobe.multi session +data", "fprobe.multi session +args +data")
+
+
 def startup(compiled_ms, attached_ms):
     return {"phase": "fptrace_startup", "functions": 1000,
             "compiled_ns": compiled_ms * 1000000, "attached_ns": attached_ms * 1000000,
@@ -285,6 +298,55 @@ class BenchReportTest(unittest.TestCase):
         self.write("patched-icount-b.log", log(percall(PATCHED), steps_exit=1))
         text = report.render(self.summary())
         self.assertIn("- patched: icount-b: fpm_bench percall exited with 1", text)
+
+    def test_peer_rows_on_7_3(self):
+        """On 7.3 both kernels measure the peers; neither has fprobe.multi."""
+        base = dict(BASE, fsession=180, **{"fexit.multi": 118, "fsession.multi": 186})
+        patched = dict(PATCHED, fsession=182, **{"fexit.multi": 118, "fsession.multi": 182})
+        for row in FPROBE_ROWS:
+            patched.pop(row, None)
+        for k, costs in (("base", base), ("patched", patched)):
+            for boot in ("icount-a", "icount-b", "plain"):
+                self.write(f"{k}-{boot}.log", log(percall(costs) + unsupported(FPROBE_ROWS)))
+        res = self.summary()
+        self.assertEqual(res["percall"]["fsession"]["patched"]["icount-a"]["above"], 170)
+        self.assertEqual(res["ratios"]["fexit.multi"]["base_row"], "fexit.multi")
+        text = report.render(res)
+        lines = text.splitlines()
+        self.assertIn("| fsession | 168 | 170 | 5.49 | 1.01x fsession | 1.18x | 0.00% "
+                      "| 5.56 | 5.49 |", lines)
+        self.assertIn("| fexit.multi | 106 | 106 | 8.47 | 1.00x fexit.multi | 0.74x "
+                      "| 0.00% | 8.47 | 8.47 |", lines)
+        self.assertIn("| fsession.multi | 174 | 170 | 5.49 | 0.98x fsession.multi | 1.18x "
+                      "| 0.00% | 5.38 | 5.49 |", lines)
+        # every row fpm_bench printed, in its -o order: the peers last
+        rows = [x.split(" | ")[0][2:] for x in text.split("\n\n")[0].splitlines()[3:]]
+        self.assertEqual(rows[-4:], ["fexit", "fsession", "fexit.multi", "fsession.multi"])
+        self.assertIn("| fprobe.multi entry | n/a | n/a | n/a | n/a | n/a | n/a | n/a "
+                      "| n/a |", lines)
+        self.assertIn("- fprobe.multi exit vs base kretprobe.multi (instr/call): "
+                      "n/a / 507 = n/a, limit 0.8x: MISSED", lines)
+
+    def test_peer_rows_on_6_12(self):
+        """On 6.12 neither kernel nor its libbpf has the peers: all n/a."""
+        self.full_set()
+        for name in os.listdir(os.path.join(self.dir, "logs")):
+            if "icount" in name or "plain" in name:
+                with open(os.path.join(self.dir, "logs", name), "a") as f:
+                    f.write(log(unsupported(PEERS)))
+        res = self.summary()
+        self.assertEqual(res["percall"]["fsession.multi"]["base"]["icount-a"],
+                         {"runs": [], "ns_per_call": None, "spread": None, "above": None,
+                          "calls_per_s": None})
+        self.assertEqual(res["ratios"]["fexit.multi"],
+                         {"vs_base_same_kind": None, "base_row": "fexit.multi",
+                          "vs_fexit": None})
+        lines = report.render(res).splitlines()
+        for row in PEERS:
+            self.assertIn(f"| {row} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |", lines)
+        # and the rows measured before are as they were
+        self.assertIn("| fexit | 144 | 144 | 6.41 | 1.00x fexit | 1.00x | 0.00% "
+                      "| 6.41 | 6.41 |", lines)
 
     def test_rows_the_base_kernel_lacks(self):
         self.full_set()
