@@ -37,7 +37,7 @@ endif
 USER_CFLAGS := -g -O2 -Wall -Werror -I$(USR)/include \
 	-I$(L)/tools/include/uapi -I$(L)/tools/include
 
-.PHONY: tools progs initramfs
+.PHONY: tools progs initramfs bench-initramfs
 .DELETE_ON_ERROR:
 # Keep BPF objects and skeletons: they are products, not scratch files.
 .SECONDARY:
@@ -236,6 +236,23 @@ $(INITRAMFS): $(GUEST_FILES)
 	(cd $(U)/root && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >$@
 
 initramfs: $(INITRAMFS)
+
+# The guest of "make BASE=VERSION bench", for a base whose series has no
+# fprobe.multi API yet (no selftests, fptrace or examples to build there):
+# busybox, /init and the benchmark runner.
+BENCH_INITRAMFS := $(B)/initramfs-bench-$(FLAVOUR).cpio.gz
+
+$(BENCH_INITRAMFS): /bin/busybox scripts/init.sh $(BENCH)
+	rm -rf $(U)/bench-root
+	mkdir -p $(U)/bench-root/bin $(U)/bench-root/proc $(U)/bench-root/sys \
+		$(U)/bench-root/dev $(U)/bench-root/tmp
+	cp /bin/busybox $(BENCH) $(U)/bench-root/bin/
+	cp scripts/init.sh $(U)/bench-root/init
+	chmod +x $(U)/bench-root/init $(U)/bench-root/bin/*
+	(cd $(U)/bench-root && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | \
+		gzip -1 >$@
+
+bench-initramfs: $(BENCH_INITRAMFS)
 
 -include $(wildcard $(U)/selftests/*.d $(U)/bpf-progs/*.d $(U)/selftests/obj/*.d $(U)/host/*.d \
 	$(U)/selftests/obj/*/*.d $(U)/bpf-progs/obj/*.d $(U)/bench/*.d $(U)/bench/obj/*.d)

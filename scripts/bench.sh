@@ -50,7 +50,11 @@ STAGE=$TOP/scripts/stage.sh
 rm -rf "$OUT"
 mkdir -p "$OUT/logs"
 echo "$flavour" >"$OUT/flavour"
-initrd=$B/initramfs-$flavour.cpio.gz
+initrd=${BENCH_INITRD:-$B/initramfs-$flavour.cpio.gz}
+# fptrace and the fprobe.session memory run on fprobe.multi links: only a
+# series that has them (not yet the one on 7.3) is measured with them.
+fpm=
+grep -qs BPF_TRACE_FPROBE_MULTI "$B/linux/include/uapi/linux/bpf.h" && fpm=1
 percall="percall/-r/$runs/-n/$calls"
 fptrace="fptrace/-r/$runs/-n/$calls"
 
@@ -75,11 +79,12 @@ for kernel in base patched; do
 	for i in 1 2 3; do
 		boot $kernel memory-kretprobe.multi-$i memory:kretprobe.multi -c
 		boot $kernel memory-kretprobe-$i memory:kretprobe -c
-		[ $kernel = patched ] && boot $kernel memory-fprobe.session-$i memory:fprobe.session -c
+		[ $kernel = patched ] && [ -n "$fpm" ] &&
+			boot $kernel memory-fprobe.session-$i memory:fprobe.session -c
 	done
 	# fptrace runs on fprobe.multi links, which the base kernel lacks
 	fpt=
-	[ $kernel = patched ] && fpt=",$fptrace"
+	[ $kernel = patched ] && [ -n "$fpm" ] && fpt=",$fptrace"
 	boot $kernel icount-a "$percall$fpt,attach" -c
 	boot $kernel icount-b "$percall$fpt" -c
 	boot $kernel plain "$percall$fpt"

@@ -1,16 +1,27 @@
 #!/bin/bash
-# A return reaches only the fgraph user that entered the call, even when
-# that user is gone and its slot has a new owner. A task sleeps in
-# do_nanosleep() under an fprobe return event; the event is removed, and
-# all 16 of fgraph's slots go to function_graph instances that trace only
-# vfs_read(). One of them has the fprobe's old slot. When the sleeper is
-# woken, the return of its do_nanosleep() must reach none of them: the
-# frame's bit was the fprobe's, and its data the fprobe's too. An fprobe
-# entry event shows that the sleeper's call was hooked.
+# A return reaches only the fgraph users that entered the call, also when
+# such a user is gone and its slot has a new owner, and it still reaches
+# a user that stayed while others came. A task sleeps in do_nanosleep()
+# under an fprobe return event; function_graph instances that trace only
+# vfs_read() come and go meanwhile, then the task is woken.
+#
+#   loop:    the event is removed and 16 instances take all of fgraph's
+#            slots, one of them the fprobe's: none may get the return of
+#            do_nanosleep() (the frame's bit and data were the fprobe's).
+#            Their return goes through fgraph's loop over its users.
+#   direct:  15 instances, then the fprobe in the last free slot; the
+#            event and the instances are removed and one instance comes:
+#            fgraph hands out the slots released first, so it gets the
+#            fprobe's, and is fgraph's only user (its direct call).
+#   stayed:  the event stays while 15 instances come: its return event
+#            must fire, once.
+#
+# Every instance must have traced vfs_read() (so it was live), and an
+# fprobe entry event shows that the sleeper's call was hooked.
 . /tests/lib.inc
 
-NR=16
 I=$T/instances/fpmb_stale
+MAX=16
 sleeper=
 
 instance_up() {
@@ -22,70 +33,127 @@ instance_up() {
 		fail "instance $1 cannot start function_graph (a slot left?)"
 }
 
+instance_down() {
+	echo nop >"$I$1/current_tracer"
+	rmdir "$I$1" || fail "cannot remove instance $1"
+}
+
+events_up() {
+	echo "f:fpmb/nsleep do_nanosleep%return" >>$T/dynamic_events ||
+		fail "cannot add the fprobe return event on do_nanosleep"
+	echo "f:fpmb/nsleep_in do_nanosleep" >>$T/dynamic_events ||
+		fail "cannot add the fprobe entry event on do_nanosleep"
+	echo 1 >$T/events/fpmb/enable || fail "cannot enable the events"
+}
+
+events_down() {
+	echo 0 >$T/events/fpmb/enable
+	echo "-:fpmb/nsleep" >>$T/dynamic_events || fail "cannot remove the event"
+	echo "-:fpmb/nsleep_in" >>$T/dynamic_events || fail "cannot remove the entry event"
+}
+
 cleanup() {
 	local i
 
 	[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
-	if [ -d $T/events/fpmb ]; then
-		echo 0 >$T/events/fpmb/enable
-		echo "-:fpmb/nsleep" >>$T/dynamic_events
-		echo "-:fpmb/nsleep_in" >>$T/dynamic_events
-	fi
-	for i in $(seq 1 $NR); do
-		[ -d "$I$i" ] || continue
-		echo nop >"$I$i/current_tracer"
-		rmdir "$I$i"
+	[ -d $T/events/fpmb ] && events_down
+	for i in $(seq 1 $MAX); do
+		[ -d "$I$i" ] && instance_down "$i"
 	done
 }
 trap cleanup EXIT
+
+# sleeper_start: a task asleep in do_nanosleep(), its call hooked
+sleeper_start() {
+	local n
+
+	reset_trace
+	sleep 1000 &
+	sleeper=$!
+	# 10 s at most. The stack shows the caller: do_nanosleep() is in
+	# .sched.text, which stack traces skip.
+	for _ in $(seq 100); do
+		grep -q hrtimer_nanosleep "/proc/$sleeper/stack" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q hrtimer_nanosleep "/proc/$sleeper/stack" ||
+		fail "the sleeper is not asleep in nanosleep: $(cat "/proc/$sleeper/stack")"
+	n=$(grep -c -- "-$sleeper .* nsleep_in: " $T/trace)
+	[ "$n" -eq 1 ] || fail "the sleeper entered do_nanosleep() $n times, want 1"
+}
+
+sleeper_wake() {
+	kill "$sleeper"
+	wait "$sleeper"
+	sleeper=
+}
+
+# instances_saw FIRST LAST: each live instance traced vfs_read(); prints
+# how many do_nanosleep() returns they got in all
+instances_saw() {
+	local i n total=0
+
+	cat /proc/version >/dev/null
+	for i in $(seq "$1" "$2"); do
+		echo 0 >"$I$i/tracing_on"
+	done
+	for i in $(seq "$1" "$2"); do
+		grep -q vfs_read "$I$i/trace" || fail "instance $i traced no vfs_read()"
+		n=$(grep -c do_nanosleep "$I$i/trace")
+		[ "$n" -eq 0 ] || echo "instance $i: $(grep do_nanosleep "$I$i/trace")" >&2
+		total=$((total + n))
+	done
+	echo $total
+}
 
 [ -z "$(cat $T/dynamic_events)" ] ||
 	fail "dynamic events are left from before: $(cat $T/dynamic_events)"
 [ "$(cat $T/current_tracer)" = nop ] || fail "a tracer is running: $(cat $T/current_tracer)"
 
-reset_trace
-echo "f:fpmb/nsleep do_nanosleep%return" >>$T/dynamic_events ||
-	fail "cannot add the fprobe return event on do_nanosleep"
-echo 1 >$T/events/fpmb/nsleep/enable || fail "cannot enable the event"
-# An entry event too, to show that the sleeper's call was hooked
-echo "f:fpmb/nsleep_in do_nanosleep" >>$T/dynamic_events ||
-	fail "cannot add the fprobe entry event on do_nanosleep"
-echo 1 >$T/events/fpmb/nsleep_in/enable || fail "cannot enable the entry event"
-sleep 1000 &
-sleeper=$!
-# Until the sleeper is in do_nanosleep(), 10 s at most. Its stack shows
-# the caller: do_nanosleep() is in .sched.text, which stack traces skip.
-for _ in $(seq 100); do
-	grep -q hrtimer_nanosleep "/proc/$sleeper/stack" 2>/dev/null && break
-	sleep 0.1
-done
-grep -q hrtimer_nanosleep "/proc/$sleeper/stack" ||
-	fail "the sleeper is not asleep in nanosleep: $(cat "/proc/$sleeper/stack")"
-n=$(grep -c -- "-$sleeper .* nsleep_in: " $T/trace)
-[ "$n" -eq 1 ] || fail "the sleeper entered do_nanosleep() $n times under the fprobe, want 1"
-echo "sleeper $sleeper asleep in do_nanosleep() under the fprobe"
-echo 0 >$T/events/fpmb/enable
-echo "-:fpmb/nsleep" >>$T/dynamic_events || fail "cannot remove the event"
-echo "-:fpmb/nsleep_in" >>$T/dynamic_events || fail "cannot remove the entry event"
-
-echo "fprobe event removed"
-for i in $(seq 1 $NR); do
+# loop
+events_up
+sleeper_start
+events_down
+for i in $(seq 1 $MAX); do
 	instance_up "$i"
 done
-echo "$NR function_graph instances on vfs_read()"
-kill "$sleeper"
-wait "$sleeper"
-sleeper=
-echo "sleeper woken and gone"
-# The instances trace vfs_read(), so reading their buffers would feed them.
-for i in $(seq 1 $NR); do
-	echo 0 >"$I$i/tracing_on"
+sleeper_wake
+n=$(instances_saw 1 $MAX)
+echo "loop: do_nanosleep() returns given to $MAX new instances: $n"
+[ "$n" -eq 0 ] || fail "loop: an instance was given the return of the fprobe's call"
+for i in $(seq 1 $MAX); do
+	instance_down "$i"
 done
-total=0
-for i in $(seq 1 $NR); do
-	n=$(grep -c do_nanosleep "$I$i/trace")
-	[ "$n" -eq 0 ] || echo "instance $i: $(grep do_nanosleep "$I$i/trace")"
-	total=$((total + n))
+
+# direct
+for i in $(seq 1 15); do
+	instance_up "$i"
 done
-echo "do_nanosleep() returns given to the instances: $total"
-[ "$total" -eq 0 ] || fail "an instance was given the return of the fprobe's call"
+events_up
+sleeper_start
+events_down
+for i in $(seq 1 15); do
+	instance_down "$i"
+done
+instance_up 1
+sleeper_wake
+n=$(instances_saw 1 1)
+echo "direct: do_nanosleep() returns given to the instance in the fprobe's slot: $n"
+[ "$n" -eq 0 ] || fail "direct: the instance was given the return of the fprobe's call"
+instance_down 1
+
+# stayed
+events_up
+sleeper_start
+for i in $(seq 1 15); do
+	instance_up "$i"
+done
+pid=$sleeper
+sleeper_wake
+echo 0 >$T/tracing_on
+n=$(grep -c -- "-$pid .* nsleep: " $T/trace)
+echo 1 >$T/tracing_on
+echo "stayed: the fprobe's return event fired $n times"
+[ "$n" -eq 1 ] || fail "stayed: the return event fired $n times, want 1"
+n=$(instances_saw 1 15)
+[ "$n" -eq 0 ] || fail "stayed: instances got $n returns of a call only the fprobe hooked"
