@@ -13,8 +13,14 @@
 #            event and the instances are removed and one instance comes:
 #            fgraph hands out the slots released first, so it gets the
 #            fprobe's, and is fgraph's only user (its direct call).
+#            (Only as long as fgraph hands out the slot released first:
+#            were that to change, this case would stop testing anything.)
 #   stayed:  the event stays while 15 instances come: its return event
-#            must fire, once.
+#            must fire, once (the call entered through the direct call,
+#            and returns through the loop).
+#   left:    the event and one instance, the instance goes while the task
+#            sleeps: the return event fires once (the call entered through
+#            the loop, and returns through the direct call).
 #
 # Every instance must have traced vfs_read() (so it was live), and an
 # fprobe entry event shows that the sleeper's call was hooked.
@@ -157,3 +163,20 @@ echo "stayed: the fprobe's return event fired $n times"
 [ "$n" -eq 1 ] || fail "stayed: the return event fired $n times, want 1"
 n=$(instances_saw 1 15)
 [ "$n" -eq 0 ] || fail "stayed: instances got $n returns of a call only the fprobe hooked"
+for i in $(seq 1 15); do
+	instance_down "$i"
+done
+events_down
+
+# left
+events_up
+instance_up 1
+sleeper_start
+instance_down 1
+pid=$sleeper
+sleeper_wake
+echo 0 >$T/tracing_on
+n=$(grep -c -- "-$pid .* nsleep: " $T/trace)
+echo 1 >$T/tracing_on
+echo "left: the fprobe's return event fired $n times"
+[ "$n" -eq 1 ] || fail "left: the return event fired $n times, want 1"
