@@ -50,6 +50,8 @@ STAGE=$TOP/scripts/stage.sh
 rm -rf "$OUT"
 mkdir -p "$OUT/logs"
 echo "$flavour" >"$OUT/flavour"
+# The base's version: the report's targets depend on it (6.12 or mainline)
+(. "${FPM_SRC:-$TOP}/BASE" && echo "$BASE_VERSION") >"$OUT/base"
 initrd=${BENCH_INITRD:-$B/initramfs-$flavour.cpio.gz}
 # fptrace and the fprobe.session memory run on fprobe.multi links: only a
 # series that has them (not yet the one on 7.3) is measured with them.

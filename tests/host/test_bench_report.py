@@ -348,6 +348,43 @@ class BenchReportTest(unittest.TestCase):
         self.assertIn("| fexit | 144 | 144 | 6.41 | 1.00x fexit | 1.00x | 0.00% "
                       "| 6.41 | 6.41 |", lines)
 
+    def test_mainline_targets(self):
+        """A base other than 6.12 (mainline 7.3) gets issue 35's targets."""
+        with open(os.path.join(self.dir, "base"), "w") as f:
+            f.write("7.3.4-1~bpo13+1\n")
+        for k, costs in (("base", BASE), ("patched", PATCHED)):
+            for boot in ("icount-a", "icount-b"):
+                self.write(f"{k}-{boot}.log", log(percall(costs) + [
+                    attach("kretprobe.multi", 1000, False, 90, 8 if k == "base" else 6),
+                    attach("kretprobe.multi", 20290, True, 440 if k == "base" else 400,
+                           270)]))
+            m = dict(memory("kretprobe.multi", 756 if k == "base" else 60, 2048),
+                     forked_slab_kb=2000, forked_vmalloc_kb=1944 if k == "base" else 1600,
+                     forked_percpu_kb=0)
+            self.write(f"{k}-memory-kretprobe.multi.log", log([m]))
+        lines = report.render(self.summary()).splitlines()
+        want = [
+            "- kretprobe.multi vs mainline (instr/call): 813 / 507 = 1.60x, "
+            "limit 0.5x: MISSED",
+            "- kprobe.session vs mainline (instr/call): 979 / 625 = 1.57x, "
+            "limit 0.55x: MISSED",
+            "- kprobe.multi vs mainline (instr/call): 205 / 237 = 0.86x, limit 0.7x: MISSED",
+            "- classic kretprobe vs mainline (instr/call): 578 / 592 = 0.98x, "
+            "limit 1.0x: met",
+            "- fprobe.multi exit vs this kernel's fexit (instr/call): n/a / 144 = n/a, "
+            "limit 3.0x: MISSED",
+            "- kretprobe.multi attach-all vs mainline (guest ns): 400000000 / 440000000 = "
+            "0.91x, limit 1.0x: met",
+            "- kretprobe.multi detach of 1,000 functions vs mainline (guest ns): "
+            "6000000 / 8000000 = 0.75x, limit 1.0x: met",
+            "- kretprobe.multi memory, 1,000 functions, 100 tasks, forks included, "
+            "vs mainline (kB): 5708 / 6748 = 0.85x, limit 0.5x: MISSED",
+            "- moonshot: fprobe.multi exit vs this kernel's fexit (instr/call): "
+            "n/a / 144 = n/a, limit 2.0x: MISSED",
+        ]
+        start = lines.index("Targets") + 1
+        self.assertEqual(lines[start:start + len(want)], want)
+
     def test_rows_the_base_kernel_lacks(self):
         self.full_set()
         text = report.render(self.summary())
