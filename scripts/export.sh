@@ -5,7 +5,8 @@
 #                      of build/linux, without the trailing overlay commit)
 #                      into build/export/, after a cover letter made from
 #                      patches/cover-letter and the measured results in
-#                      docs/bench/table.md
+#                      docs/bench/table.md (for BASE=VERSION, the series'
+#                      own under bases/VERSION, into build/VERSION/export/)
 #   export.sh check [-r RESULTS]
 #                      apply build/export/ with "git am" to the pristine
 #                      base in a worktree of its own, check that the end
@@ -25,6 +26,9 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# The series' own directory: the top for the default base, bases/VERSION
+# for another (the Makefile's BASE=VERSION sets FPM_SRC)
+SRC=${FPM_SRC:-$TOP}
 B=${BUILD:-$TOP/build}
 L=$B/linux
 OUT=$B/export
@@ -51,15 +55,15 @@ series_head() {
 
 cover_letter() {
 	local n=$1
-	sed -n '1p' "$TOP/patches/cover-letter" | sed "s/^/Subject: [PATCH 00\/$n] /"
+	sed -n '1p' "$SRC/patches/cover-letter" | sed "s/^/Subject: [PATCH 00\/$n] /"
 	echo
-	sed '1,2d' "$TOP/patches/cover-letter"
-	if [ -f "$TOP/docs/bench/table.md" ]; then
+	sed '1,2d' "$SRC/patches/cover-letter"
+	if [ -f "$SRC/docs/bench/table.md" ]; then
 		echo
 		echo "Measured with \"make bench\" (QEMU TCG in icount mode: guest instructions"
 		echo "per call above an empty loop; see the project's README):"
 		echo
-		sed 's/^/  /' "$TOP/docs/bench/table.md"
+		sed 's/^/  /' "$SRC/docs/bench/table.md"
 	fi
 }
 
