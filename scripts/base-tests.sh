@@ -83,24 +83,23 @@ checkpatch() {
 	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/bases/$version/patches/series")
 }
 
-start=$(date +%s)
-if ! make --no-print-directory BASE="$version" kernel; then
-	echo "not ok base-$version:build" >>"$R"
+# stop_at STAGE: record STAGE as failed and stop there
+stop_at() {
+	echo "not ok base-$version:$1" >>"$R"
 	summary "$R"
 	exit 1
-fi
+}
+
+start=$(date +%s)
+make --no-print-directory BASE="$version" kernel || stop_at build
 echo "ok base-$version:build" >>"$R"
 checkpatch
 echo "==> [tools]"
 t=$(date +%s)
-if ! tools; then
-	echo "not ok base-$version:tools" >>"$R"
-	summary "$R"
-	exit 1
-fi
+tools || stop_at tools
 echo "<== [tools] done in $(($(date +%s) - t)) s"
 echo "==> [initramfs]"
-initramfs || { echo "not ok base-$version:initramfs" >>"$R"; summary "$R"; exit 1; }
+initramfs || stop_at initramfs
 "$STAGE" vm-tests -- scripts/vmtest.sh -m test ${filter:+-t "$filter"} -T 600 \
 	-k "$KB" -i "$INITRD" -a "fpm.kmod=0" -l "$B/logs/vm-test.log" -r "$R.vm"
 sed 's/ vm:/ '"base-$version"':/' "$R.vm" >>"$R"

@@ -94,6 +94,19 @@ sleeper_wake() {
 	sleeper=
 }
 
+# wake_expecting_return CASE: wake the sleeper; the fprobe's return event
+# must have fired once for it
+wake_expecting_return() {
+	local pid=$sleeper n
+
+	sleeper_wake
+	echo 0 >$T/tracing_on
+	n=$(grep -c -- "-$pid .* nsleep: " $T/trace)
+	echo 1 >$T/tracing_on
+	echo "$1: the fprobe's return event fired $n times"
+	[ "$n" -eq 1 ] || fail "$1: the return event fired $n times, want 1"
+}
+
 # instances_saw FIRST LAST: each live instance traced vfs_read(); prints
 # how many do_nanosleep() returns they got in all
 instances_saw() {
@@ -154,13 +167,7 @@ sleeper_start
 for i in $(seq 1 15); do
 	instance_up "$i"
 done
-pid=$sleeper
-sleeper_wake
-echo 0 >$T/tracing_on
-n=$(grep -c -- "-$pid .* nsleep: " $T/trace)
-echo 1 >$T/tracing_on
-echo "stayed: the fprobe's return event fired $n times"
-[ "$n" -eq 1 ] || fail "stayed: the return event fired $n times, want 1"
+wake_expecting_return stayed
 n=$(instances_saw 1 15)
 [ "$n" -eq 0 ] || fail "stayed: instances got $n returns of a call only the fprobe hooked"
 for i in $(seq 1 15); do
@@ -173,10 +180,4 @@ events_up
 instance_up 1
 sleeper_start
 instance_down 1
-pid=$sleeper
-sleeper_wake
-echo 0 >$T/tracing_on
-n=$(grep -c -- "-$pid .* nsleep: " $T/trace)
-echo 1 >$T/tracing_on
-echo "left: the fprobe's return event fired $n times"
-[ "$n" -eq 1 ] || fail "left: the return event fired $n times, want 1"
+wake_expecting_return left
