@@ -28,14 +28,16 @@ mkdir -p "$B/logs"
 . "$TOP/scripts/results.sh"
 
 # bpftool, static, and libbpf from the base's own tools/ (mk/user.mk's
-# rules, with this base's build directory), then the BPF objects of
-# tests/base/progs, which need only libbpf's headers.
+# rules, with this base's build directory), the project's selftest runner
+# with the tests bases/VERSION/selftests names and the test module, then
+# the BPF objects of tests/base/progs, which need only libbpf's headers.
 U=$B/user-default
 tools() {
 	local p
 
-	make --no-print-directory -s -f mk/user.mk B="$B" KB="$KB" \
-		"$U/bpftool/bpftool" >"$B/logs/tools.log" 2>&1 ||
+	make --no-print-directory -s -j2 -f mk/user.mk BUILD="$B" KB="$KB" \
+		FPM_SRC="$TOP/bases/$version" "$U/bpftool/bpftool" \
+		"$U/selftests/runner" "$U/kmod/fpm_test.ko" >"$B/logs/tools.log" 2>&1 ||
 		{ tail -20 "$B/logs/tools.log"; return 1; }
 	mkdir -p "$U/base-progs"
 	for p in tests/base/progs/*.bpf.c; do
@@ -46,13 +48,19 @@ tools() {
 }
 
 # The guest: busybox, bash (ftracetest-style scripts), bpftool, /init, the
-# runner and the tests. Made anew each time: it takes a second.
+# runner and the tests; the project's runner (/bin/fpm-runner), the test
+# module and the base's ftracetest for the selftests. Made anew each time:
+# it takes a second.
 initramfs() {
 	local root=$B/initramfs-root
 	rm -rf "$root"
-	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
+	mkdir -p "$root/bin" "$root/lib" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
 		"$root/tests/progs"
 	cp /bin/busybox "$U/bpftool/bpftool" "$root/bin/"
+	cp "$U/selftests/runner" "$root/bin/fpm-runner"
+	cp "bases/$version/selftests" "$root/tests/selftests.list"
+	cp "$U/kmod/fpm_test.ko" "$root/lib/"
+	cp -r "$B/linux/tools/testing/selftests/ftrace" "$root/ftrace"
 	cp /bin/bash-static "$root/bin/bash"
 	cp scripts/init.sh "$root/init"
 	cp scripts/base-runner.sh "$root/bin/runner"
@@ -101,7 +109,7 @@ echo "<== [tools] done in $(($(date +%s) - t)) s"
 echo "==> [initramfs]"
 initramfs || stop_at initramfs
 "$STAGE" vm-tests -- scripts/vmtest.sh -m test ${filter:+-t "$filter"} -T 600 \
-	-k "$KB" -i "$INITRD" -a "fpm.kmod=0" -l "$B/logs/vm-test.log" -r "$R.vm"
+	-k "$KB" -i "$INITRD" -l "$B/logs/vm-test.log" -r "$R.vm"
 sed 's/ vm:/ '"base-$version"':/' "$R.vm" >>"$R"
 rm -f "$R.vm"
 echo "tests: $(($(date +%s) - start)) s in all; results in $R"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <fcntl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "helpers.h"
+#include "test_progs.h"
 #include "trigger.skel.h"
 
 const char *const fentry_test_names[8] = {
@@ -237,6 +239,76 @@ struct bpf_link *attach_fentry_tests_multi(const struct bpf_program *prog, bool 
 		    .retprobe = retprobe);
 
 	return bpf_program__attach_kprobe_multi_opts(prog, NULL, &opts);
+}
+
+#ifdef FPM_NO_FPROBE_MULTI
+bool have_fprobe_multi(void)
+{
+	return false;
+}
+
+struct bpf_link *attach_fsession(const struct bpf_program *prog, const char * const *syms,
+				 const __u64 *cookies, size_t cnt)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+#else
+bool have_fprobe_multi(void)
+{
+	return true;
+}
+
+struct bpf_link *attach_fsession(const struct bpf_program *prog, const char * const *syms,
+				 const __u64 *cookies, size_t cnt)
+{
+	LIBBPF_OPTS(bpf_fprobe_multi_opts, opts, .syms = (const char **)syms,
+		    .cookies = cookies, .cnt = cnt, .session = true);
+
+	return bpf_program__attach_fprobe_multi_opts(prog, NULL, &opts);
+}
+#endif
+
+int drop_fprobe_multi_progs(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	const char *sec;
+	int err;
+
+	if (have_fprobe_multi())
+		return 0;
+	bpf_object__for_each_program(prog, obj) {
+		sec = bpf_program__section_name(prog);
+		if (strncmp(sec, "fprobe.", 7) && strncmp(sec, "fretprobe.", 10))
+			continue;
+		err = bpf_program__set_autoload(prog, false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+bool skip_without_fprobe_multi(void)
+{
+	if (have_fprobe_multi())
+		return false;
+	test__skip("this base has no fprobe.multi links yet");
+	return true;
+}
+
+int kernel_major(void)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return -1;
+	return atoi(u.release);
+}
+
+const char *graph_retval(char *buf, size_t size, const char *head, unsigned long v)
+{
+	snprintf(buf, size, kernel_major() >= 7 ? "%s ret=0x%lx */" : "%s = 0x%lx */", head, v);
+	return buf;
 }
 
 int count_substr(const char *s, const char *needle)

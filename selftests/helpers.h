@@ -54,6 +54,51 @@ extern const __u64 fentry_test_cookies[8];
  */
 struct bpf_link *attach_fentry_tests_multi(const struct bpf_program *prog, bool retprobe);
 
+/*
+ * Built against a base the series has not yet brought fprobe.multi links
+ * to (mk/user.mk defines FPM_NO_FPROBE_MULTI there), a test that compares
+ * them with other probes leaves that part out: have_fprobe_multi() is
+ * false there, and skip_without_fprobe_multi() then marks the current
+ * (sub)test skipped and returns true.
+ */
+bool have_fprobe_multi(void);
+bool skip_without_fprobe_multi(void);
+
+/*
+ * Before the load of an object opened with NAME__open(): on such a base,
+ * leave out its fprobe.multi programs (sections "fprobe.", "fretprobe."),
+ * which its libbpf does not know. Returns 0 or -errno.
+ */
+int drop_fprobe_multi_progs(struct bpf_object *obj);
+
+/* SKEL__open(), drop_fprobe_multi_progs(), SKEL__load(): the skeleton or NULL */
+#define open_and_load_on_base(SKEL) ({					\
+	typeof(SKEL##__open()) ___s = SKEL##__open();			\
+	if (___s && (drop_fprobe_multi_progs(___s->obj) || SKEL##__load(___s))) { \
+		SKEL##__destroy(___s);					\
+		___s = NULL;						\
+	}								\
+	___s;								\
+})
+
+/*
+ * Attach @prog as a fprobe.multi session on the @cnt functions @syms, with
+ * @cookies; NULL with errno EOPNOTSUPP where the base has no such links.
+ */
+struct bpf_link *attach_fsession(const struct bpf_program *prog, const char * const *syms,
+				 const __u64 *cookies, size_t cnt);
+
+/* The running kernel's major version (7 for 7.3.4), or -1 */
+int kernel_major(void);
+
+/*
+ * The function_graph tracer's funcgraph-retval text for a call shown as
+ * @head that returned @v, as the running kernel prints it: "@head = 0x2"
+ * up to 6.x, "@head ret=0x2" on 7.x, then the end of the comment. Written
+ * to @buf, which is returned.
+ */
+const char *graph_retval(char *buf, size_t size, const char *head, unsigned long v);
+
 /* How many times @needle occurs in @s. */
 int count_substr(const char *s, const char *needle);
 

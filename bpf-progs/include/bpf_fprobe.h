@@ -9,7 +9,11 @@
  * and bpf/bpf_helpers.h first.
  *
  * The kfuncs are declared here because a vmlinux.h made by pahole < 1.25
- * has no kfunc prototypes. See Documentation/bpf/fprobe_multi.rst.
+ * has no kfunc prototypes. They are __weak, so that an object whose other
+ * programs do not use them still loads on a kernel without them (libbpf
+ * then names the missing kfunc if a loaded program calls one), and a
+ * program can test for them with bpf_ksym_exists(). See
+ * Documentation/bpf/fprobe_multi.rst.
  */
 #ifndef __BPF_FPROBE_H
 #define __BPF_FPROBE_H
@@ -21,16 +25,16 @@ struct ftrace_regs;
  * saved at entry. Returns 0; -EINVAL past the register arguments; at exit,
  * -ENOENT unless the link saves argument @n. *@value is 0 on error.
  */
-extern int bpf_fprobe_arg(struct ftrace_regs *ctx, __u32 n, __u64 *value) __ksym;
+extern int bpf_fprobe_arg(struct ftrace_regs *ctx, __u32 n, __u64 *value) __ksym __weak;
 
 /* The return value, at exit. Returns 0, or -EOPNOTSUPP at entry. */
-extern int bpf_fprobe_ret(struct ftrace_regs *ctx, __u64 *value) __ksym;
+extern int bpf_fprobe_ret(struct ftrace_regs *ctx, __u64 *value) __ksym __weak;
 
 /* Start address of the traced function, at entry and at exit. */
-extern __u64 bpf_fprobe_func_ip(struct ftrace_regs *ctx) __ksym;
+extern __u64 bpf_fprobe_func_ip(struct ftrace_regs *ctx) __ksym __weak;
 
 /* True when the program runs at function exit. */
-extern bool bpf_fprobe_is_return(struct ftrace_regs *ctx) __ksym;
+extern bool bpf_fprobe_is_return(struct ftrace_regs *ctx) __ksym __weak;
 
 /*
  * Per-call data shared by the entry and exit runs of a session, zeroed
@@ -38,7 +42,7 @@ extern bool bpf_fprobe_is_return(struct ftrace_regs *ctx) __ksym;
  * NULL when it is 0 or larger than the link's session_size.
  */
 extern __u8 *bpf_fprobe_session_data(struct ftrace_regs *ctx,
-				     __u32 rdwr_buf_size) __ksym;
+				     __u32 rdwr_buf_size) __ksym __weak;
 
 /* Argument @n as a plain value, 0 when it cannot be read. */
 static __always_inline __u64 bpf_fprobe_arg_value(struct ftrace_regs *ctx, __u32 n)

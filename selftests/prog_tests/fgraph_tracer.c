@@ -63,11 +63,11 @@ static void run(bool with_multi)
 	struct kretprobe_record_bpf *skel = NULL;
 	struct bpf_link *link = NULL;
 	static char trace[32768];
-	char want[96], label[96];
+	char head[64], want[96], label[96];
 	int i;
 
 	if (with_multi) {
-		skel = kretprobe_record_bpf__open_and_load();
+		skel = open_and_load_on_base(kretprobe_record_bpf);
 		if (!ASSERT_OK_PTR(skel, "open and load kretprobe_record"))
 			return;
 		skel->bss->target_tgid = getpid();
@@ -95,8 +95,9 @@ static void run(bool with_multi)
 		snprintf(want, sizeof(want), "%s();", fentry_test_names[i]);
 		snprintf(label, sizeof(label), "function_graph lines for %s", fentry_test_names[i]);
 		ASSERT_EQ(count_substr(trace, want), 1, label);
-		snprintf(want, sizeof(want), "%s(); /* = 0x%x */\n", fentry_test_names[i],
-			 fentry_test_rets[i]);
+		snprintf(head, sizeof(head), "%s(); /*", fentry_test_names[i]);
+		graph_retval(want, sizeof(want) - 1, head, fentry_test_rets[i]);
+		strcat(want, "\n");
 		snprintf(label, sizeof(label), "function_graph return value of %s",
 			 fentry_test_names[i]);
 		ASSERT_HAS(trace, want, label);

@@ -125,10 +125,10 @@ static void test_with_function_graph(void)
 	/* one fgraph frame per call, shared by both users */
 	scenario_check("frames=9");
 	ASSERT_EQ(count_substr(trace, "fpm_test_recurse"), 17, "function_graph lines");
-	ASSERT_HAS(trace, "fpm_test_recurse [fpm_test](); /* = 0x0 */",
+	ASSERT_HAS(trace, graph_retval(want, sizeof(want), "fpm_test_recurse [fpm_test](); /*", 0),
 		   "function_graph leaf return");
 	for (i = 1; i <= 8; i++) {
-		snprintf(want, sizeof(want), "} /* fpm_test_recurse [fpm_test] = 0x%x */", i);
+		graph_retval(want, sizeof(want), "} /* fpm_test_recurse [fpm_test]", i);
 		ASSERT_HAS(trace, want, "function_graph nested return value");
 	}
 }

@@ -65,7 +65,7 @@ static void run(void)
 
 	if (!ASSERT_EQ(pick_functions(addrs), NR_FUNCS, "functions to attach"))
 		return;
-	skel = kretprobe_record_bpf__open_and_load();
+	skel = open_and_load_on_base(kretprobe_record_bpf);
 	if (!ASSERT_OK_PTR(skel, "open and load kretprobe_record"))
 		return;
 	opts.addrs = addrs;

@@ -3,7 +3,8 @@
  * kprobe.multi link behaviour, as the base kernel's own BPF selftests check
  * it: attach by pattern, a module function (pinned while attached) with
  * its cookie, recursion refused and counted in link_info's missed (and
- * missed_recursion, which this kernel adds), and the attach errors with
+ * missed_recursion, which the series adds: not checked on a base the
+ * series has not brought it to yet), and the attach errors with
  * their errnos. The errors case needs no test module and runs on the base
  * kernel too, with the same results.
  */
@@ -148,8 +149,10 @@ static void test_missed(void)
 	len = sizeof(info);
 	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info")) {
 		ASSERT_EQ(info.kprobe_multi.missed, 1, "ftrace refused the nested hit: missed");
+#ifndef FPM_NO_MISSED_BY_CAUSE
 		ASSERT_EQ(info.kprobe_multi.missed_recursion, 1, "missed as recursion");
 		ASSERT_EQ(info.kprobe_multi.missed_stack, 0, "no stack miss");
+#endif
 	}
 out:
 	bpf_link__destroy(link);
@@ -196,7 +199,9 @@ static void test_missed_exit(void)
 		ASSERT_EQ(pinfo.recursion_misses, 1, "the helper's exit run, refused by BPF");
 	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info")) {
 		ASSERT_EQ(info.kprobe_multi.missed, 0, "missed: none");
+#ifndef FPM_NO_MISSED_BY_CAUSE
 		ASSERT_EQ(info.kprobe_multi.missed_recursion, 0, "missed_recursion: none");
+#endif
 	}
 out:
 	bpf_link__destroy(link);
@@ -206,6 +211,7 @@ out:
 struct km_err {
 	const char *name;
 	int err;
+	int err_7;	/* the errno of 7.x kernels, where it differs */
 	__u32 flags, link_flags, cnt;
 	int syms;	/* 1: fentry tests, 2: unknown, 3: notrace */
 	int addrs;	/* 1: fentry tests, 3: notrace */
@@ -217,7 +223,8 @@ static const struct km_err km_errs[] = {
 	{ "cnt_over_limit", E2BIG, .cnt = (1 << 20) + 1, .syms = 1 },
 	{ "unknown_symbol", ESRCH, .cnt = 1, .syms = 2 },
 	{ "notrace_symbol", ESRCH, .cnt = 1, .syms = 3 },
-	{ "notrace_address", EINVAL, .cnt = 1, .addrs = 3 },
+	/* mainline's fprobe on fgraph (7.x) finds no ftrace site: ENOENT */
+	{ "notrace_address", EINVAL, ENOENT, .cnt = 1, .addrs = 3 },
 	{ "syms_and_addrs", EINVAL, .cnt = 8, .syms = 1, .addrs = 1 },
 	{ "cookies_alone", EINVAL, .cnt = 8, .cookies = true },
 	{ "unknown_flag", EINVAL, .flags = 1 << 1, .cnt = 8, .syms = 1 },
@@ -232,6 +239,7 @@ static void test_errors(void)
 	unsigned long addrs[8];
 	int prog_fd, fd, i;
 	size_t c;
+	bool v7 = kernel_major() >= 7;
 
 	skel = kprobe_multi_link_bpf__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open and load kprobe_multi_link"))
@@ -261,7 +269,7 @@ static void test_errors(void)
 			opts.kprobe_multi.addrs = addrs;
 		}
 		fd = bpf_link_create(prog_fd, 0, BPF_TRACE_KPROBE_MULTI, &opts);
-		ASSERT_ERRNO(fd, e->err, e->name);
+		ASSERT_ERRNO(fd, v7 && e->err_7 ? e->err_7 : e->err, e->name);
 		if (fd >= 0)
 			close(fd);
 	}

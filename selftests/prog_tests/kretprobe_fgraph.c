@@ -267,6 +267,7 @@ out:
 static void test_with_function_graph(void)
 {
 	static char trace[65536];
+	char want[64];
 
 	if (!scenario_run_graphed("kretprobe 1", trace, sizeof(trace)))
 		return;
@@ -274,7 +275,7 @@ static void test_with_function_graph(void)
 	scenario_check("frames=17 fprobe_exits=17 fprobe_bad=0 fgraph=1");
 	/* 16 nested calls, each opened and closed, and the leaf */
 	ASSERT_EQ(count_substr(trace, "fpm_test_recurse"), 33, "function_graph lines");
-	ASSERT_HAS(trace, "} /* fpm_test_recurse [fpm_test] = 0x10 */",
+	ASSERT_HAS(trace, graph_retval(want, sizeof(want), "} /* fpm_test_recurse [fpm_test]", 16),
 		   "function_graph outermost return value");
 }
 

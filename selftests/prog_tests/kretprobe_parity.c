@@ -51,13 +51,13 @@ static int attach_classic(struct kretprobe_record_bpf *skel, struct bpf_link **l
 
 static void run(bool classic, bool multi, bool fsession, bool interleaved)
 {
-	LIBBPF_OPTS(bpf_fprobe_multi_opts, fopts, .syms = (const char **)fentry_test_names,
-		    .cookies = fentry_test_cookies, .cnt = NR_FENTRY_TESTS, .session = true);
 	struct bpf_link *links[NR_FENTRY_TESTS] = {}, *mlink = NULL, *flink = NULL;
 	struct kretprobe_record_bpf *skel;
 	int i;
 
-	skel = kretprobe_record_bpf__open_and_load();
+	if (fsession && skip_without_fprobe_multi())
+		return;
+	skel = open_and_load_on_base(kretprobe_record_bpf);
 	if (!ASSERT_OK_PTR(skel, "open and load kretprobe_record"))
 		return;
 	skel->bss->target_tgid = getpid();
@@ -71,8 +71,8 @@ static void run(bool classic, bool multi, bool fsession, bool interleaved)
 	if (classic && interleaved && attach_classic(skel, links))
 		goto cleanup;
 	if (fsession) {
-		flink = bpf_program__attach_fprobe_multi_opts(skel->progs.fsession_ret, NULL,
-							      &fopts);
+		flink = attach_fsession(skel->progs.fsession_ret, fentry_test_names,
+					fentry_test_cookies, NR_FENTRY_TESTS);
 		if (!ASSERT_OK_PTR(flink, "attach fprobe.session"))
 			goto cleanup;
 	}

@@ -75,7 +75,7 @@ int att_kpsession(struct pt_regs *ctx)
 {
 	if (!mine())
 		return 0;
-	__sync_fetch_and_add(&kps_runs[bpf_session_is_return() ? 1 : 0], 1);
+	__sync_fetch_and_add(&kps_runs[fpm_session_is_return(ctx) ? 1 : 0], 1);
 	return 0;
 }
 

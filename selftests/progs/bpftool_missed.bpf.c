@@ -32,7 +32,7 @@ int kp_session(struct pt_regs *ctx)
 {
 	if (!mine())
 		return 0;
-	if (bpf_session_is_return()) {
+	if (fpm_session_is_return(ctx)) {
 		__sync_fetch_and_add(&kp_runs[1], 1);
 		return 0;
 	}

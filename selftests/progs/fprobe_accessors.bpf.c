@@ -133,8 +133,8 @@ static __always_inline int session(void *ctx)
 	i = func_index(ip);
 	if (i < 0)
 		return 0;
-	cookie = bpf_session_cookie();
-	if (!bpf_session_is_return()) {
+	cookie = fpm_session_cookie(ctx);
+	if (!fpm_session_is_return(ctx)) {
 		sess[i].entries++;
 		sess[i].cookie_at_entry = *cookie;
 		*cookie = ip ^ ACC_COOKIE;

@@ -31,8 +31,8 @@ int session(struct pt_regs *ctx)
 	if (c < 1 || c > NR_FENTRY_TESTS)
 		return 1;
 	r = &rec[c];
-	cookie = bpf_session_cookie();
-	if (!bpf_session_is_return()) {
+	cookie = fpm_session_cookie(ctx);
+	if (!fpm_session_is_return(ctx)) {
 		__sync_fetch_and_add(&r->entries, 1);
 		*cookie = SESSION_MAGIC | c;
 		return c & 1;
