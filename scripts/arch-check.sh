@@ -6,7 +6,10 @@
 # check fails if its .config says otherwise: the architectures that pass
 # ftrace_regs and their ftrace_ops to fgraph from ftrace_graph_func() keep
 # (or gain) fprobe, the others lose it, as the
-# cover letter and kernel/trace/Kconfig say.
+# cover letter and kernel/trace/Kconfig say. On a base the series is
+# moving to (FPM_SRC is bases/VERSION), that base's BASE file names the
+# architectures with FPROBE (ARCH_FPROBE), and the series' objects are
+# those its tree has.
 #
 # usage: arch-check.sh [-r RESULTS] [-s] [ARCH...]
 #   -s  build only the series' objects (the kernel/ C files it changes, and
@@ -51,6 +54,7 @@ targets() {
 		return
 	fi
 	while IFS=: read -r o sym; do
+		[ -f "$L/${o%.o}.c" ] || continue
 		if grep -qx "CONFIG_$sym=y" "$1/.config"; then
 			printf '%s ' "$o"
 		fi
@@ -100,12 +104,26 @@ one() {
 	fi
 }
 
+# A base's own list of the architectures with FPROBE, if it has one, and
+# of those it builds with clang-19 rather than the cross gcc.
+base_list() {
+	[ -n "${FPM_SRC:-}" ] && [ -f "$FPM_SRC/BASE" ] &&
+		sed -n 's/^'"$1"'="\(.*\)"$/\1/p' "$FPM_SRC/BASE"
+}
+ARCH_FPROBE=$(base_list ARCH_FPROBE)
+ARCH_LLVM=$(base_list ARCH_LLVM)
+
 fail=0
 for a in "${ARCHS[@]}"; do
 	IFS='|' read -r name vars defconfig want objs <<<"$a"
 	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qxF "$name"; then
 		continue
 	fi
+	if [ -n "$ARCH_FPROBE" ]; then
+		want=n
+		[[ " $ARCH_FPROBE " == *" $name "* ]] && want=y
+	fi
+	[[ " $ARCH_LLVM " == *" $name "* ]] && vars="${vars%% *} LLVM=-19"
 	t0=$SECONDS
 	one "$name" "$vars" "$defconfig" "$want" "$objs" || fail=1
 	echo "arch: $name took $((SECONDS - t0)) s"

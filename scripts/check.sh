@@ -10,6 +10,12 @@
 #
 # usage: check.sh [-p] [-r RESULTS]   (appends "ok|not ok check:FILE" lines)
 #   -p  checkpatch only (what "make test" runs)
+#
+# On a base the series is moving to ("make BASE=VERSION check": FPM_SRC is
+# bases/VERSION), the patches are that base's series, checked without
+# looking up the ids of Fixes: tags (its tree is a tarball, without
+# mainline's history), and the project's own files are left to the default
+# base's check, which checks them against the default tree.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,30 +60,41 @@ libbpf_idioms() {
 	"$@" | awk 'BEGIN { RS = ""; ORS = "\n\n" } !/\+\tsize_t :0;\n/'
 }
 
+SRC=${FPM_SRC:-$TOP}
+CP_SERIES=$CP
+[ -n "${FPM_SRC:-}" ] && CP_SERIES+=" --ignore GIT_COMMIT_ID,UNKNOWN_COMMIT_ID"
 n=0
 while read -r p; do
-	check "patches/$p" libbpf_idioms $CP "$TOP/patches/$p"
+	check "${SRC#"$TOP"/}/patches/$p" libbpf_idioms $CP_SERIES "$SRC/patches/$p"
 	n=$((n + 1))
-done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series" 2>/dev/null)
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SRC/patches/series" 2>/dev/null)
 
-cd "$TOP"
-for f in $(git ls-files --cached --others --exclude-standard -- \
-	'arch/*.[ch]' 'kernel/*.[ch]' 'include/*.h' 'lib/*.[ch]' 'samples/*.[ch]' \
-	'tools/*.[ch]' 'net/*.[ch]' 'mm/*.[ch]' 'selftests/kmod/*.[ch]'); do
-	check "$f" $CP -f "$TOP/$f"
-	n=$((n + 1))
-done
-for f in $(git ls-files --cached --others --exclude-standard -- \
-	'selftests/*.[ch]' 'bpf-progs/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' 'examples/*.[ch]' ':!selftests/kmod'); do
-	case $f in
-	# kfunc declarations are extern and __weak by design (bpf_ksym_exists()).
-	# BPF_FPROBE() is built like libbpf's BPF_KPROBE(): it expands to a
-	# function definition, with _Pragma, and its helpers drop an argument.
-	*/include/*.h) check "$f" $CP --ignore "$USER_IGNORE,$BPF_HDR_IGNORE" -f "$TOP/$f" ;;
-	*) check "$f" $CP --ignore "$USER_IGNORE" -f "$TOP/$f" ;;
-	esac
-	n=$((n + 1))
-done
+# The project's own C sources and headers: the kernel overlay and the test
+# module as kernel code, the user-space code with its exemptions.
+project_files() {
+	local f
+
+	cd "$TOP" || return
+	for f in $(git ls-files --cached --others --exclude-standard -- \
+		'arch/*.[ch]' 'kernel/*.[ch]' 'include/*.h' 'lib/*.[ch]' 'samples/*.[ch]' \
+		'tools/*.[ch]' 'net/*.[ch]' 'mm/*.[ch]' 'selftests/kmod/*.[ch]'); do
+		check "$f" $CP -f "$TOP/$f"
+		n=$((n + 1))
+	done
+	for f in $(git ls-files --cached --others --exclude-standard -- \
+		'selftests/*.[ch]' 'bpf-progs/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' \
+		'examples/*.[ch]' ':!selftests/kmod'); do
+		case $f in
+		# kfunc declarations are extern and __weak by design (bpf_ksym_exists()).
+		# BPF_FPROBE() is built like libbpf's BPF_KPROBE(): it expands to a
+		# function definition, with _Pragma, and its helpers drop an argument.
+		*/include/*.h) check "$f" $CP --ignore "$USER_IGNORE,$BPF_HDR_IGNORE" -f "$TOP/$f" ;;
+		*) check "$f" $CP --ignore "$USER_IGNORE" -f "$TOP/$f" ;;
+		esac
+		n=$((n + 1))
+	done
+}
+[ -n "${FPM_SRC:-}" ] || project_files
 echo "check: $n file(s), $([ $fail -eq 0 ] && echo clean || echo FAILED)"
 
 [ -n "$only_checkpatch" ] && exit $fail

@@ -3,7 +3,8 @@
  * kprobe.multi entry programs on bpf_fentry_test1..8, attached by symbol
  * and by address: each call is seen once, with the arguments the caller
  * passed (compared at their C type's width, as the upper bits of narrow
- * register arguments are undefined), the function IP and its cookie.
+ * register arguments are undefined), the function IP and its cookie; and
+ * once when given an address twice, sorted (with cookies) or not.
  */
 #include "test_progs.h"
 #include "helpers.h"
@@ -82,6 +83,44 @@ cleanup:
 	kprobe_multi_args_bpf__destroy(skel);
 }
 
+/*
+ * The same without cookies, which is when the link passes the addresses
+ * in the order given: bpf_fentry_test8..1, then bpf_fentry_test1 again.
+ * fprobe sorts them before it drops the second one.
+ */
+static void run_unsorted(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = NR_FENTRY_TESTS + 1);
+	unsigned long addrs[NR_FENTRY_TESTS + 1];
+	struct kprobe_multi_args_bpf *skel;
+	struct bpf_link *link = NULL;
+	char label[96];
+	int i;
+
+	skel = kprobe_multi_args_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load kprobe_multi_args"))
+		return;
+	skel->bss->target_tgid = getpid();
+	for (i = 0; i < NR_FENTRY_TESTS; i++) {
+		addrs[i] = ksym_addr(fentry_test_names[NR_FENTRY_TESTS - 1 - i]);
+		skel->bss->by_ip_addrs[i + 1] = ksym_addr(fentry_test_names[i]);
+	}
+	addrs[NR_FENTRY_TESTS] = addrs[NR_FENTRY_TESTS - 1];
+	opts.addrs = addrs;
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.multi_entry_by_ip, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach kprobe.multi"))
+		goto cleanup;
+	if (!ASSERT_OK(trigger_fentry_tests(), "trigger bpf_fentry_test1..8"))
+		goto cleanup;
+	for (i = 1; i <= NR_FENTRY_TESTS; i++) {
+		snprintf(label, sizeof(label), "entries seen for %s", fentry_test_names[i - 1]);
+		ASSERT_EQ(skel->bss->by_ip_entries[i], 1, label);
+	}
+cleanup:
+	bpf_link__destroy(link);
+	kprobe_multi_args_bpf__destroy(skel);
+}
+
 void test_kprobe_multi(void)
 {
 	if (test__start_subtest("args_by_syms"))
@@ -90,4 +129,6 @@ void test_kprobe_multi(void)
 		run(BY_ADDRS);
 	if (test__start_subtest("repeated_address"))
 		run(BY_ADDRS_REPEATED);
+	if (test__start_subtest("repeated_address_unsorted"))
+		run_unsorted();
 }
