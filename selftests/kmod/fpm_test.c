@@ -509,28 +509,36 @@ static const char *kretprobe_causes(struct kretprobe *rp, bool fgraph)
 	return buf;
 }
 
+/* Writes @fp's miss causes to @buf, and returns its misses in all */
 #ifdef FPM_NO_MISS_CAUSES
-static void report(struct fprobe *fp, const char *extra)
+static unsigned long miss_causes(struct fprobe *fp, char *buf, size_t size)
 {
-	snprintf(fpm_result, sizeof(fpm_result),
-		 "entries=%d exits=%d bad_data=%d bad_ret=%d nmissed=%lu stack=n/a recursion=n/a%s\n",
-		 atomic_read(&cnt.entries), atomic_read(&cnt.exits),
-		 atomic_read(&cnt.bad_data), atomic_read(&cnt.bad_ret),
-		 fprobe_nmissed(fp), extra);
+	strscpy(buf, "stack=n/a recursion=n/a", size);
+	return fprobe_nmissed(fp);
 }
 #else
-static void report(struct fprobe *fp, const char *extra)
+static unsigned long miss_causes(struct fprobe *fp, char *buf, size_t size)
 {
 	unsigned long missed, stack, recursion;
 
 	missed = fprobe_missed_counts(fp, &stack, &recursion);
-	snprintf(fpm_result, sizeof(fpm_result),
-		 "entries=%d exits=%d bad_data=%d bad_ret=%d nmissed=%lu stack=%lu recursion=%lu%s\n",
-		 atomic_read(&cnt.entries), atomic_read(&cnt.exits),
-		 atomic_read(&cnt.bad_data), atomic_read(&cnt.bad_ret),
-		 missed, stack, recursion, extra);
+	snprintf(buf, size, "stack=%lu recursion=%lu", stack, recursion);
+	return missed;
 }
 #endif
+
+static void report(struct fprobe *fp, const char *extra)
+{
+	unsigned long missed;
+	char causes[64];
+
+	missed = miss_causes(fp, causes, sizeof(causes));
+	snprintf(fpm_result, sizeof(fpm_result),
+		 "entries=%d exits=%d bad_data=%d bad_ret=%d nmissed=%lu %s%s\n",
+		 atomic_read(&cnt.entries), atomic_read(&cnt.exits),
+		 atomic_read(&cnt.bad_data), atomic_read(&cnt.bad_ret),
+		 missed, causes, extra);
+}
 
 static int run_recursion(int depth)
 {
