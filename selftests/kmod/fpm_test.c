@@ -84,6 +84,11 @@
  *                 N = 4 too, while an fprobe with an exit handler is on
  *                 fpm_test_inner(), which it does not call: fgraph then
  *                 has two owners, that fprobe's and any tracer's.
+ *   kshared       fpm_test_recurse(0) under a kprobe-shared fprobe
+ *                 (FPROBE_FL_KPROBE_SHARED) with entry and exit handler,
+ *                 called once directly and once from the pre_handler of a
+ *                 kprobe on fpm_test_outer(): that call is missed, as
+ *                 another kprobe runs, and neither of its handlers runs.
  *   tailcall      fpm_test_tail(4) tail-calls fpm_test_tail_inner(5), each
  *                 under an fprobe with entry and exit handler: the inner
  *                 call's frame is pushed over a return address that the
@@ -1361,6 +1366,47 @@ static int run_nest(int arg)
 	return 0;
 }
 
+static atomic_t kshared_hits;
+
+static int kshared_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kshared_hits);
+	if (fpm_test_recurse(0))
+		atomic_inc(&cnt.bad_ret);
+	return 0;
+}
+
+static int run_kshared(void)
+{
+	struct fprobe fp = REC_FPROBE;
+	struct kprobe kp = {
+		.symbol_name = "fpm_test_outer",
+		.pre_handler = kshared_pre,
+	};
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	char extra[48];
+	int ret;
+
+	fp.flags = FPROBE_FL_KPROBE_SHARED;
+	atomic_set(&kshared_hits, 0);
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		return ret;
+	ret = register_kprobe(&kp);
+	if (ret) {
+		unregister_fprobe(&fp);
+		return ret;
+	}
+	fpm_test_recurse(0);
+	ret = fpm_test_outer(3);
+	unregister_kprobe(&kp);
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " ret=%d kprobe_hits=%d", ret,
+		 atomic_read(&kshared_hits));
+	report(&fp, extra);
+	return 0;
+}
+
 static int run_inject(int arg)
 {
 	snprintf(fpm_result, sizeof(fpm_result), "ret=%d\n", fpm_test_inject(arg));
@@ -1825,6 +1871,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_rcuoff(arg);
 	else if (!strcmp(name, "tailcall"))
 		ret = run_tailcall();
+	else if (!strcmp(name, "kshared"))
+		ret = run_kshared();
 	else if (!strcmp(name, "args"))
 		ret = run_args();
 	else if (!strcmp(name, "struct") && arg > 0 && arg <= 26)

@@ -10,7 +10,8 @@
  * filling the shadow stack, and sharing it with the
  * function_graph tracer; registering and unregistering while calls run, and
  * tasks without shadow stack that find fgraph's pool empty; a return
- * and a call where RCU is not watching, counted as missed.
+ * and a call where RCU is not watching, counted as missed; a kprobe-shared
+ * fprobe's call missed inside a kprobe handler, whose exit is skipped.
  */
 #include "test_progs.h"
 #include "helpers.h"
@@ -275,6 +276,20 @@ static void test_tail_call(void)
 		     "ret_ip of outer entry, outer exit, inner entry, inner exit");
 }
 
+/*
+ * A kprobe-shared fprobe with entry and exit handler on fpm_test_recurse(),
+ * which a kprobe's pre_handler calls: that call is missed, as a kprobe
+ * runs, and counted as recursion. Its exit must not run either: its entry
+ * data was never written (rec_exit() would count bad_data).
+ */
+static void test_kprobe_shared(void)
+{
+	if (!scenario_run("kshared"))
+		return;
+	scenario_check("entries=1 exits=1 bad_data=0 bad_ret=0 nmissed=1 stack=0 recursion=1");
+	scenario_check("ret=3 kprobe_hits=1");
+}
+
 void test_fprobe_fgraph(void)
 {
 	if (!ASSERT_OK(access(FPM_RUN, W_OK), "fpm_test module loaded"))
@@ -313,4 +328,6 @@ void test_fprobe_fgraph(void)
 		test_rcu_off_entry();
 	if (test__start_subtest("tail_call"))
 		test_tail_call();
+	if (test__start_subtest("kprobe_shared"))
+		test_kprobe_shared();
 }

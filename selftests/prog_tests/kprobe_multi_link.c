@@ -2,7 +2,8 @@
 /*
  * kprobe.multi link behaviour, as the base kernel's own BPF selftests check
  * it: attach by pattern, a module function (pinned while attached) with
- * its cookie, recursion refused and counted in link_info's missed (and
+ * its cookie, recursion refused (at the entry of an entry-only link and of
+ * a session) and counted in link_info's missed (and
  * missed_recursion, which the series adds: not checked on a base the
  * series has not brought it to yet), and the attach errors with
  * their errnos. The errors case needs no test module and runs on the base
@@ -208,6 +209,55 @@ out:
 	kprobe_multi_link_bpf__destroy(skel);
 }
 
+/*
+ * The nested call from a session's entry run. The session hooks the
+ * return of fpm_test_inner(), which the module calls from an fprobe
+ * handler, so fgraph hooks that call; the entry run then calls
+ * bpf_get_current_comm(), which fgraph's own recursion protection
+ * refuses, and reports to fprobe as missed for the link: one miss, by
+ * recursion. The entry and the exit of fpm_test_inner() ran.
+ */
+static void test_missed_session(void)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = (const char **)nested_exit_funcs,
+		    .cnt = 2, .session = true);
+	struct kprobe_multi_link_bpf *skel;
+	struct bpf_link_info info = {};
+	struct bpf_prog_info pinfo = {};
+	__u32 len = sizeof(info), plen = sizeof(pinfo);
+	struct bpf_link *link = NULL;
+	struct bpf_program *prog;
+	char buf[128];
+
+	skel = kprobe_multi_link_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load kprobe_multi_link"))
+		return;
+	skel->bss->target_tgid = getpid();
+	prog = skel->progs.call_probed_helper_session;
+	link = bpf_program__attach_kprobe_multi_opts(prog, NULL, &opts);
+	if (!ASSERT_OK_PTR(link, "attach kprobe.session"))
+		goto out;
+
+	if (!ASSERT_OK(fpm_run("nest 5", buf, sizeof(buf)), "nest 5"))
+		goto out;
+	ASSERT_STREQ(buf, nest_result, "the module's fprobe called fpm_test_inner(5)");
+	ASSERT_EQ(skel->bss->nested_session_entries, 1, "entry runs: fpm_test_inner only");
+	ASSERT_EQ(skel->bss->nested_session_exits, 1, "exit runs: fpm_test_inner only");
+	if (ASSERT_OK(bpf_prog_get_info_by_fd(bpf_program__fd(prog), &pinfo, &plen),
+		      "prog_info"))
+		ASSERT_EQ(pinfo.recursion_misses, 0, "BPF refused no run");
+	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info")) {
+		ASSERT_EQ(info.kprobe_multi.missed, 1, "the helper's call, refused: missed");
+#ifndef FPM_NO_MISSED_BY_CAUSE
+		ASSERT_EQ(info.kprobe_multi.missed_recursion, 1, "missed as recursion");
+		ASSERT_EQ(info.kprobe_multi.missed_stack, 0, "no stack miss");
+#endif
+	}
+out:
+	bpf_link__destroy(link);
+	kprobe_multi_link_bpf__destroy(skel);
+}
+
 struct km_err {
 	const char *name;
 	int err;
@@ -287,6 +337,8 @@ void test_kprobe_multi_link(void)
 		test_missed();
 	if (test__start_subtest("missed_exit"))
 		test_missed_exit();
+	if (test__start_subtest("missed_session"))
+		test_missed_session();
 	if (test__start_subtest("errors"))
 		test_errors();
 }

@@ -2,12 +2,13 @@
 /*
  * kprobe.multi programs for prog_tests/kprobe_multi_link.c: the IP and
  * cookie of every hit in order, and programs that call a helper which is
- * itself probed, at entry and at exit, so that the nested hit is refused
- * as recursion.
+ * itself probed, at entry, at exit and at a session's entry, so that the
+ * nested hit is refused as recursion.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "fpm_kfuncs.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -56,6 +57,23 @@ int call_probed_helper_exit(struct pt_regs *ctx)
 	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
 		return 0;
 	__sync_fetch_and_add(&nested_exit_runs, 1);
+	bpf_get_current_comm(comm, sizeof(comm));
+	return 0;
+}
+
+__u64 nested_session_entries;
+__u64 nested_session_exits;
+
+SEC("kprobe.session")
+int call_probed_helper_session(struct pt_regs *ctx)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	if (fpm_session_is_return(ctx)) {
+		__sync_fetch_and_add(&nested_session_exits, 1);
+		return 0;
+	}
+	__sync_fetch_and_add(&nested_session_entries, 1);
 	bpf_get_current_comm(comm, sizeof(comm));
 	return 0;
 }
