@@ -108,6 +108,21 @@ static const char * const nested_funcs[] = {
 static const char nest_result[] =
 	"entries=1 exits=0 bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0 ret=5\n";
 
+/* @link's link_info counts one missed call, refused as recursion */
+static void check_one_recursion_miss(struct bpf_link *link, const char *what)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (!ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info"))
+		return;
+	ASSERT_EQ(info.kprobe_multi.missed, 1, what);
+#ifndef FPM_NO_MISSED_BY_CAUSE
+	ASSERT_EQ(info.kprobe_multi.missed_recursion, 1, "missed as recursion");
+	ASSERT_EQ(info.kprobe_multi.missed_stack, 0, "no stack miss");
+#endif
+}
+
 static void test_missed(void)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = (const char **)nested_funcs, .cnt = 3);
@@ -146,15 +161,7 @@ static void test_missed(void)
 	plen = sizeof(pinfo);
 	if (ASSERT_OK(bpf_prog_get_info_by_fd(prog_fd, &pinfo, &plen), "prog_info"))
 		ASSERT_EQ(pinfo.recursion_misses, 1, "no new recursion miss in the program");
-	memset(&info, 0, sizeof(info));
-	len = sizeof(info);
-	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info")) {
-		ASSERT_EQ(info.kprobe_multi.missed, 1, "ftrace refused the nested hit: missed");
-#ifndef FPM_NO_MISSED_BY_CAUSE
-		ASSERT_EQ(info.kprobe_multi.missed_recursion, 1, "missed as recursion");
-		ASSERT_EQ(info.kprobe_multi.missed_stack, 0, "no stack miss");
-#endif
-	}
+	check_one_recursion_miss(link, "ftrace refused the nested hit: missed");
 out:
 	bpf_link__destroy(link);
 	kprobe_multi_link_bpf__destroy(skel);
@@ -222,9 +229,8 @@ static void test_missed_session(void)
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = (const char **)nested_exit_funcs,
 		    .cnt = 2, .session = true);
 	struct kprobe_multi_link_bpf *skel;
-	struct bpf_link_info info = {};
 	struct bpf_prog_info pinfo = {};
-	__u32 len = sizeof(info), plen = sizeof(pinfo);
+	__u32 plen = sizeof(pinfo);
 	struct bpf_link *link = NULL;
 	struct bpf_program *prog;
 	char buf[128];
@@ -246,13 +252,7 @@ static void test_missed_session(void)
 	if (ASSERT_OK(bpf_prog_get_info_by_fd(bpf_program__fd(prog), &pinfo, &plen),
 		      "prog_info"))
 		ASSERT_EQ(pinfo.recursion_misses, 0, "BPF refused no run");
-	if (ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len), "link_info")) {
-		ASSERT_EQ(info.kprobe_multi.missed, 1, "the helper's call, refused: missed");
-#ifndef FPM_NO_MISSED_BY_CAUSE
-		ASSERT_EQ(info.kprobe_multi.missed_recursion, 1, "missed as recursion");
-		ASSERT_EQ(info.kprobe_multi.missed_stack, 0, "no stack miss");
-#endif
-	}
+	check_one_recursion_miss(link, "the helper's call, refused: missed");
 out:
 	bpf_link__destroy(link);
 	kprobe_multi_link_bpf__destroy(skel);
