@@ -45,6 +45,10 @@
  *   forked N      N threads made while an fprobe is on fpm_test_recurse(),
  *                 fgraph's only user: they have no shadow stack at fork
  *                 (at_fork=), and one after they call it once (after_call=).
+ *   lazy N        N threads made while fgraph is idle have no shadow stack
+ *                 before (before=) nor after (at_attach=) an fprobe on
+ *                 fpm_test_recurse() registers, fgraph's only user, and
+ *                 one after they call it once (after_call=).
  *   stacks        counts the tasks with a shadow stack (stacked=), of all
  *                 (tasks=), and names the first few of them (names=).
  *   reclaim N     under fprobes on fpm_test_recurse() and fpm_test_block(),
@@ -1658,6 +1662,46 @@ out_free:
 }
 
 /*
+ * Threads made while fgraph is idle, then an fprobe (on fgraph, which
+ * gives stacks on first use to fprobe's tasks): which of them have a
+ * shadow stack before the registration, after it, and after one call.
+ */
+static int run_lazy(int n)
+{
+	struct fprobe fp = REC_FPROBE;
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	int i, ret, before = 0, attached = 0, after = 0;
+	struct blocker *b;
+	char extra[64];
+
+	b = kvcalloc(n, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = start_threads(b, n, forked_fn, "fpm_lazy");
+	if (ret)
+		goto out_free;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	/* the threads wait in stack_then_call() meanwhile, alive */
+	for (i = 0; i < n; i++)
+		attached += !!READ_ONCE(b[i].task->ret_stack);
+	complete_all(&fpm_release);
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&b[i].done);
+		before += b[i].ret & 1;
+		after += b[i].ret >> 1;
+	}
+	if (ret)
+		goto out_free;
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " before=%d at_attach=%d after_call=%d",
+		 before, attached, after);
+	report(&fp, extra);
+out_free:
+	kvfree(b);
+	return ret;
+}
+
+/*
  * "reclaim": thread 0 sleeps inside fpm_test_block(); the others call
  * fpm_test_recurse(0), sleep with nothing on their shadow stack until the
  * release, and call it again. Bit 0 of b->ret: a stack after the first
@@ -1831,6 +1875,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			!strcmp(name, "krunregister") ||
 			!strcmp(name, "disable") || !strcmp(name, "pool") ||
 			!strcmp(name, "forked") || !strcmp(name, "reclaim") ||
+			!strcmp(name, "lazy") ||
 			!strcmp(name, "reclaimbackoff")))
 		ret = -EBUSY;
 	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
@@ -1847,6 +1892,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_block(arg, BLOCK_KRP_UNREGISTER);
 	else if (!strcmp(name, "forked") && arg > 0 && arg <= 64)
 		ret = run_forked(arg);
+	else if (!strcmp(name, "lazy") && arg > 0 && arg <= 64)
+		ret = run_lazy(arg);
 	else if (!strcmp(name, "reclaim") && arg > 0 && arg <= 64)
 		ret = run_reclaim(arg, false);
 	else if (!strcmp(name, "reclaimbackoff") && arg > 0 && arg <= 64)

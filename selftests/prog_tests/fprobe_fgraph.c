@@ -190,6 +190,20 @@ static bool no_tracer(void)
 }
 
 /*
+ * Tasks that exist when an fprobe registers, fgraph's only user, get no
+ * shadow stack then: 8 threads made while fgraph is idle take one each on
+ * their first probed call, at once, from fgraph's pool, which holds 8
+ * when fgraph starts. Every call is seen.
+ */
+static void test_lazy_stacks(void)
+{
+	if (!no_tracer() || !scenario_run("lazy 8"))
+		return;
+	scenario_check("entries=8 exits=8 bad_data=0 bad_ret=0 nmissed=0 stack=0 recursion=0");
+	scenario_check("before=0 at_attach=0 after_call=8");
+}
+
+/*
  * Threads forked while an fprobe is fgraph's only user get no shadow stack
  * at fork; all 64 then take one from fgraph's pool on their first probed
  * call, at once: more than the 8 its worker keeps there (pool_empty above
@@ -316,6 +330,8 @@ void test_fprobe_fgraph(void)
 		test_unregister_race();
 	if (test__start_subtest("pool_empty"))
 		test_pool_empty();
+	if (test__start_subtest("lazy_stacks"))
+		test_lazy_stacks();
 	if (test__start_subtest("forked_lazy"))
 		test_forked_lazy();
 	if (test__start_subtest("sleeper_reclaim"))

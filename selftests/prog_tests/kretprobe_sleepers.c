@@ -153,12 +153,12 @@ static __u64 link_missed(struct bpf_link *link)
 /*
  * One round: @started threads, created before the links when @gated, go
  * to sleep and are woken. A thread forked after the links finds a stack
- * in the pool that its fork filled, and misses no return.
+ * in the pool that its fork filled, and misses no return. @missed is the
+ * link's count before the threads of the round were started.
  */
 static void round_of_sleepers(struct kretprobe_sleepers_bpf *skel, struct bpf_link *link,
-			      int started, bool gated, int round)
+			      __u64 missed, int started, bool gated, int round)
 {
-	__u64 missed = link_missed(link);
 	int woken;
 	bool all_asleep;
 
@@ -193,6 +193,7 @@ void test_kretprobe_sleepers(void)
 	struct kretprobe_sleepers_bpf *skel;
 	struct bpf_link *enter = NULL, *leave = NULL;
 	int round, started = 0;
+	__u64 missed;
 
 	skel = kretprobe_sleepers_bpf__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open and load kretprobe_sleepers"))
@@ -210,14 +211,17 @@ void test_kretprobe_sleepers(void)
 	leave = bpf_program__attach(skel->progs.sleep_exit);
 	if (!ASSERT_OK_PTR(leave, "attach kretprobe.multi to do_nanosleep"))
 		goto out;
-	round_of_sleepers(skel, leave, started, true, 0);
+	round_of_sleepers(skel, leave, link_missed(leave), started, true, 0);
 	started = 0;
 	close(gate[0]);
 	close(gate[1]);
 	gate[0] = -1;
 	gate[1] = -1;
-	for (round = 1; round <= NR_ROUNDS; round++)
-		round_of_sleepers(skel, leave, start_sleepers(), false, round);
+	for (round = 1; round <= NR_ROUNDS; round++) {
+		/* read first: a thread misses its return as it starts */
+		missed = link_missed(leave);
+		round_of_sleepers(skel, leave, missed, start_sleepers(), false, round);
+	}
 out:
 	if (started) {
 		/* a failed attach: let the gated threads sleep, then wake them */
