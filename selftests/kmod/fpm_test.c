@@ -49,6 +49,11 @@
  *                 before (before=) nor after (at_attach=) an fprobe on
  *                 fpm_test_recurse() registers, fgraph's only user, and
  *                 one after they call it once (after_call=).
+ *   reclaimdetach N  N threads call fpm_test_recurse() once under an
+ *                 fprobe, fgraph's only user, and sleep; the fprobe is
+ *                 unregistered at once, and fgraph takes their stacks back
+ *                 within 30 s all the same (first_call= had one after the
+ *                 call, left= still have one).
  *   stacks        counts the tasks with a shadow stack (stacked=), of all
  *                 (tasks=), and names the first few of them (names=).
  *   reclaim N     under fprobes on fpm_test_recurse() and fpm_test_block(),
@@ -1827,6 +1832,61 @@ out_free:
 	return ret;
 }
 
+static int detach_fn(void *data)
+{
+	struct blocker *b = data;
+
+	fpm_test_recurse(0);
+	b->ret = !!current->ret_stack;
+	atomic_inc(&fpm_inside);
+	wait_for_completion(&fpm_release);
+	kthread_complete_and_exit(&b->done, 0);
+}
+
+/* How many of @n threads still have a shadow stack after up to 30 s. */
+static int detach_wait(struct blocker *b, int n)
+{
+	int i, waited, left = n;
+
+	for (waited = 0; left && waited < 30000; waited += 100) {
+		msleep(100);
+		for (i = 0, left = 0; i < n; i++)
+			left += !!READ_ONCE(b[i].task->ret_stack);
+	}
+	return left;
+}
+
+static int run_reclaim_detach(int n)
+{
+	struct fprobe fp = REC_FPROBE;
+	unsigned long addr = (unsigned long)fpm_test_recurse;
+	int i, ret, first = 0, left;
+	struct blocker *b;
+	char extra[64];
+
+	b = kvcalloc(n, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		goto out_free;
+	ret = start_threads(b, n, detach_fn, "fpm_detach");
+	unregister_fprobe(&fp);
+	if (ret)
+		goto out_free;
+	left = detach_wait(b, n);
+	complete_all(&fpm_release);
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&b[i].done);
+		first += b[i].ret;
+	}
+	snprintf(extra, sizeof(extra), " first_call=%d left=%d", first, left);
+	report(&fp, extra);
+out_free:
+	kvfree(b);
+	return ret;
+}
+
 /*
  * "stacks": how many tasks have a shadow stack, of how many, and the
  * names of the first few that have one.
@@ -1875,7 +1935,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			!strcmp(name, "krunregister") ||
 			!strcmp(name, "disable") || !strcmp(name, "pool") ||
 			!strcmp(name, "forked") || !strcmp(name, "reclaim") ||
-			!strcmp(name, "lazy") ||
+			!strcmp(name, "lazy") || !strcmp(name, "reclaimdetach") ||
 			!strcmp(name, "reclaimbackoff")))
 		ret = -EBUSY;
 	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
@@ -1894,6 +1954,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_forked(arg);
 	else if (!strcmp(name, "lazy") && arg > 0 && arg <= 64)
 		ret = run_lazy(arg);
+	else if (!strcmp(name, "reclaimdetach") && arg > 0 && arg <= 1024)
+		ret = run_reclaim_detach(arg);
 	else if (!strcmp(name, "reclaim") && arg > 0 && arg <= 64)
 		ret = run_reclaim(arg, false);
 	else if (!strcmp(name, "reclaimbackoff") && arg > 0 && arg <= 64)
