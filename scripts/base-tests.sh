@@ -75,12 +75,20 @@ initramfs() {
 # a tarball without mainline's history, so the ids of Fixes: tags cannot be
 # looked up there (GIT_COMMIT_ID, UNKNOWN_COMMIT_ID): check them against
 # mainline by hand.
+# A patch that deletes files and adds none is not asked "does MAINTAINERS
+# need updating?" (FILE_PATH_CHANGES) for its deletions; one that adds
+# files still is.
 checkpatch() {
-	local p out
+	local p out ignore
 
 	while read -r p; do
+		ignore=GIT_COMMIT_ID,UNKNOWN_COMMIT_ID
+		if grep -q '^deleted file mode' "$TOP/bases/$version/patches/$p" &&
+			! grep -q '^new file mode' "$TOP/bases/$version/patches/$p"; then
+			ignore+=,FILE_PATH_CHANGES
+		fi
 		out=$("$B/linux/scripts/checkpatch.pl" --strict --quiet --no-summary \
-			--show-types --color=never --ignore GIT_COMMIT_ID,UNKNOWN_COMMIT_ID \
+			--show-types --color=never --ignore "$ignore" \
 			"$TOP/bases/$version/patches/$p" 2>&1)
 		if [ -z "$out" ]; then
 			echo "ok base-$version:check:$p" >>"$R"

@@ -72,6 +72,22 @@
  *                 fprobe on fpm_test_inner() then registers and goes 15
  *                 times, so that fgraph's next user gets the slot the
  *                 threads' frames were pushed for. The threads stay.
+ *   reregister N  N threads enter fpm_test_block() under an fprobe,
+ *                 which is unregistered and registered again while they
+ *                 stay inside (another fprobe with an exit handler keeps
+ *                 fprobe's fgraph_ops registered meanwhile), then
+ *                 released: the second registration, which saw none of
+ *                 their entries, must run none of their exits; the first
+ *                 counted them as missed (missed_first=).
+ *   regfail N     (x86-64) an fprobe with entry and exit handler on
+ *                 fpm_test_inner() registers N times, its k-th
+ *                 allocation of an ftrace hash (alloc_ftrace_hash() or
+ *                 alloc_and_copy_ftrace_hash(), through kprobes that
+ *                 return NULL from them) failing the k-th time, until one
+ *                 registers without reaching it (complete=1). After each failure it registers again
+ *                 without one, and fpm_test_inner(1) must reach both
+ *                 handlers (entries=, exits=): a failed registration of
+ *                 fgraph's user must leave fgraph as it was.
  *   release       releases the threads of "stale": the test has made the
  *                 function_graph tracer that next user meanwhile. Or those
  *                 of "hold".
@@ -920,6 +936,104 @@ out_free:
 	return ret;
 }
 
+static int count_entry(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		       struct ftrace_regs *fregs, void *data)
+{
+	atomic_inc(&cnt.entries);
+	return 0;
+}
+
+static void count_exit(struct fprobe *fp, unsigned long ip, unsigned long ret_ip,
+		       struct ftrace_regs *fregs, void *data)
+{
+	atomic_inc(&cnt.exits);
+}
+
+#ifdef CONFIG_X86_64
+static atomic_t regfail_countdown;
+static struct task_struct *regfail_task;
+
+/* Make the registering task's k-th call of the probed function return NULL */
+static int regfail_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (current != READ_ONCE(regfail_task) ||
+	    atomic_dec_return(&regfail_countdown))
+		return 0;
+	regs->ax = 0;
+	regs->ip = *(unsigned long *)regs->sp;
+	regs->sp += sizeof(unsigned long);
+	return 1;	/* resume at the return address */
+}
+
+/*
+ * A kprobe with a post_handler is never optimized into a jump, whose
+ * detour would ignore the return address that regfail_pre() sets.
+ */
+static void regfail_post(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
+{
+}
+
+static int register_failing(struct fprobe *fp, unsigned long *addr, int k)
+{
+	int ret;
+
+	atomic_set(&regfail_countdown, k);
+	WRITE_ONCE(regfail_task, current);
+	ret = register_fprobe_ips(fp, addr, 1);
+	WRITE_ONCE(regfail_task, NULL);
+	return ret;
+}
+
+static int run_regfail(int n)
+{
+	struct fprobe fp = { .entry_handler = count_entry, .exit_handler = count_exit };
+	/* The functions that allocate ftrace hashes, inlined in some callers */
+	struct kprobe kp[] = {
+		{ .symbol_name = "alloc_ftrace_hash",
+		  .pre_handler = regfail_pre, .post_handler = regfail_post },
+		{ .symbol_name = "alloc_and_copy_ftrace_hash",
+		  .pre_handler = regfail_pre, .post_handler = regfail_post },
+	};
+	struct kprobe *kps[] = { &kp[0], &kp[1] };
+	unsigned long addr = (unsigned long)fpm_test_inner;
+	int k, ret, failed = 0, other = 0, retry_bad = 0;
+	bool complete = false;
+
+	ret = register_kprobes(kps, ARRAY_SIZE(kps));
+	if (ret)
+		return ret;
+	for (k = 1; k <= n && !complete; k++) {
+		ret = register_failing(&fp, &addr, k);
+		if (!ret) {
+			complete = true;
+			unregister_fprobe(&fp);
+			continue;
+		}
+		if (ret == -ENOMEM)
+			failed++;
+		else
+			other++;
+		if (register_fprobe_ips(&fp, &addr, 1)) {
+			retry_bad++;
+			continue;
+		}
+		fpm_test_inner(1);
+		unregister_fprobe(&fp);
+	}
+	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	snprintf(fpm_result, sizeof(fpm_result),
+		 "failed=%d other=%d retry_bad=%d entries=%d exits=%d complete=%d\n",
+		 failed, other, retry_bad, atomic_read(&cnt.entries),
+		 atomic_read(&cnt.exits), complete);
+	return 0;
+}
+#else
+static int run_regfail(int n)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 /* The threads of "stale" or "hold", until "release" (or the module's exit). */
 static struct blocker *stale_b;
 static int stale_n;
@@ -971,6 +1085,59 @@ static int stale_cycle_slots(void)
 		if (!ret)
 			unregister_fprobe(&fp);
 	}
+	return ret;
+}
+
+/*
+ * @n threads asleep in fpm_test_block() while its fprobe is unregistered
+ * and registered again: the calls that the first registration entered
+ * return under the second, which must not run their exits (it never saw
+ * their entries, nor wrote their entry data). The first registration
+ * counts them as missed when it goes. Another fprobe with an exit handler
+ * stays registered all along, so that fprobe's fgraph_ops does too, and
+ * the frames stay its own.
+ */
+static int run_reregister(int n)
+{
+	struct fprobe fp = {
+		.entry_handler = block_entry,
+		.exit_handler = block_exit,
+		.entry_data_size = sizeof(long),
+	};
+	struct fprobe keeper = { .exit_handler = nop_exit };
+	unsigned long keeper_addr = (unsigned long)fpm_test_inner;
+	unsigned long addr = (unsigned long)fpm_test_block;
+	unsigned long missed_first;
+	struct blocker *b;
+	char extra[96];
+	int ret, bad;
+
+	b = kvcalloc(n, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = register_fprobe_ips(&keeper, &keeper_addr, 1);
+	if (ret)
+		goto out_free;
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	if (ret)
+		goto out_keeper;
+	ret = start_threads(b, n, blocker_fn, "fpm_rereg");
+	unregister_fprobe(&fp);
+	if (ret)
+		goto out_keeper;
+	missed_first = fprobe_nmissed(&fp);
+	ret = register_fprobe_ips(&fp, &addr, 1);
+	bad = release_blockers(b, n);
+	if (ret)
+		goto out_keeper;
+	unregister_fprobe(&fp);
+	snprintf(extra, sizeof(extra), " wrong_returns=%d missed_first=%lu",
+		 bad, missed_first);
+	report(&fp, extra);
+out_keeper:
+	unregister_fprobe(&keeper);
+out_free:
+	kvfree(b);
 	return ret;
 }
 
@@ -1936,7 +2103,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 			!strcmp(name, "disable") || !strcmp(name, "pool") ||
 			!strcmp(name, "forked") || !strcmp(name, "reclaim") ||
 			!strcmp(name, "lazy") || !strcmp(name, "reclaimdetach") ||
-			!strcmp(name, "reclaimbackoff")))
+			!strcmp(name, "reclaimbackoff") || !strcmp(name, "reregister")))
 		ret = -EBUSY;
 	else if (!strcmp(name, "recursion") && arg >= 0 && arg <= 4096)
 		ret = run_recursion(arg);
@@ -1948,6 +2115,10 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 		ret = run_block(arg, BLOCK_UNREGISTER);
 	else if (!strcmp(name, "disable") && arg > 0 && arg <= 4096)
 		ret = run_block(arg, BLOCK_DISABLE);
+	else if (!strcmp(name, "reregister") && arg > 0 && arg <= 4096)
+		ret = run_reregister(arg);
+	else if (!strcmp(name, "regfail") && arg > 0 && arg <= 64)
+		ret = run_regfail(arg);
 	else if (!strcmp(name, "krunregister") && arg > 0 && arg <= 4096)
 		ret = run_block(arg, BLOCK_KRP_UNREGISTER);
 	else if (!strcmp(name, "forked") && arg > 0 && arg <= 64)
