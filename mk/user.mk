@@ -130,7 +130,12 @@ RUNNER_SRCS := selftests/runner.c selftests/helpers.c $(TESTS:%=selftests/prog_t
 ifeq ($(shell grep -s bpf_fprobe_multi_opts $(L)/tools/lib/bpf/libbpf.h),)
 ST_CFLAGS += -DFPM_NO_FPROBE_MULTI
 endif
-ifeq ($(shell grep -s missed_recursion $(L)/tools/include/uapi/linux/bpf.h),)
+# kprobe.multi's link_info with missed calls by cause (fprobe.multi's has
+# them from the start)
+KMULTI_BY_CAUSE := $(shell awk '/^struct bpf_link_info {/ { li = 1 } !li { next } \
+	/struct {/ { f = 0 } /missed_recursion/ { f = 1 } \
+	/} kprobe_multi;/ { if (f) print "y"; exit }' $(L)/tools/include/uapi/linux/bpf.h 2>/dev/null)
+ifeq ($(KMULTI_BY_CAUSE),)
 ST_CFLAGS += -DFPM_NO_MISSED_BY_CAUSE
 endif
 RUNNER_OBJS := $(patsubst selftests/%.c,$(U)/selftests/obj/%.o,$(RUNNER_SRCS))

@@ -26,6 +26,7 @@ mkdir -p "$B/logs"
 : >"$R"
 
 . "$TOP/scripts/results.sh"
+. "$TOP/scripts/checkpatch-idioms.sh"
 
 # bpftool, static, and libbpf from the base's own tools/ (mk/user.mk's
 # rules, with this base's build directory), the project's selftest runner
@@ -87,8 +88,8 @@ checkpatch() {
 			! grep -q '^new file mode' "$TOP/bases/$version/patches/$p"; then
 			ignore+=,FILE_PATH_CHANGES
 		fi
-		out=$("$B/linux/scripts/checkpatch.pl" --strict --quiet --no-summary \
-			--show-types --color=never --ignore "$ignore" \
+		out=$(libbpf_idioms "$B/linux/scripts/checkpatch.pl" --strict --quiet \
+			--no-summary --show-types --color=never --ignore "$ignore" \
 			"$TOP/bases/$version/patches/$p" 2>&1)
 		if [ -z "$out" ]; then
 			echo "ok base-$version:check:$p" >>"$R"

@@ -54,11 +54,7 @@ check() {
 	fi
 }
 
-# libbpf's option structs end in "size_t :0;" (libbpf's own style, which
-# checkpatch reads as a spacing error): drop exactly that report.
-libbpf_idioms() {
-	"$@" | awk 'BEGIN { RS = ""; ORS = "\n\n" } !/\+\tsize_t :0;\n/'
-}
+. "$TOP/scripts/checkpatch-idioms.sh"
 
 SRC=${FPM_SRC:-$TOP}
 CP_SERIES=$CP

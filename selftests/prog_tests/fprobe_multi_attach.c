@@ -252,10 +252,23 @@ static void test_link_info(void)
 	if (!ASSERT_GE(read_file(path, buf, sizeof(buf)), 1, "read fdinfo"))
 		goto out;
 	ASSERT_TRUE(has_line(buf, "link_type:\tfprobe_multi"), "fdinfo link_type");
-	ASSERT_TRUE(has_line(buf, "fprobe_cnt:\t8"), "fdinfo fprobe_cnt");
-	ASSERT_TRUE(has_line(buf, "flags:\tsession"), "fdinfo flags");
 	ASSERT_TRUE(has_line(buf, "session_size:\t16"), "fdinfo session_size");
 	ASSERT_TRUE(has_line(buf, "saved_args:\t2"), "fdinfo saved_args");
+	if (kernel_major() >= 7) {
+		/* the 7.x series' layout: a line per function, its cookie after */
+		ASSERT_TRUE(has_line(buf, "mode:\tsession"), "fdinfo mode");
+		ASSERT_TRUE(has_line(buf, "functions:\t8"), "fdinfo functions");
+		ASSERT_TRUE(has_line(buf, "missed:\t0 (stack 0, recursion 0, other 0)"),
+			    "fdinfo missed, by cause");
+		for (i = 0; i < 8; i++) {
+			snprintf(line, sizeof(line), "func:\t%s\tcookie %d",
+				 fentry_test_names[i], i + 1);
+			ASSERT_TRUE(has_line(buf, line), line);
+		}
+		goto out;
+	}
+	ASSERT_TRUE(has_line(buf, "fprobe_cnt:\t8"), "fdinfo fprobe_cnt");
+	ASSERT_TRUE(has_line(buf, "flags:\tsession"), "fdinfo flags");
 	ASSERT_TRUE(has_line(buf, "missed:\t0"), "fdinfo missed");
 	ASSERT_TRUE(has_line(buf, "missed_stack:\t0"), "fdinfo missed_stack");
 	ASSERT_TRUE(has_line(buf, "missed_recursion:\t0"), "fdinfo missed_recursion");
