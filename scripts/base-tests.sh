@@ -37,7 +37,7 @@ tools() {
 	local p
 
 	make --no-print-directory -s -j2 -f mk/user.mk BUILD="$B" KB="$KB" \
-		FPM_SRC="$TOP/bases/$version" "$U/bpftool/bpftool" \
+		FPM_SRC="$TOP/bases/$version" "$U/bpftool/bpftool" "$U/fptrace/fptrace" \
 		"$U/selftests/runner" "$U/kmod/fpm_test.ko" >"$B/logs/tools.log" 2>&1 ||
 		{ tail -20 "$B/logs/tools.log"; return 1; }
 	mkdir -p "$U/base-progs"
@@ -48,7 +48,7 @@ tools() {
 	done
 }
 
-# The guest: busybox, bash (ftracetest-style scripts), bpftool, /init, the
+# The guest: busybox, bash (ftracetest-style scripts), bpftool, fptrace, /init, the
 # runner and the tests; the project's runner (/bin/fpm-runner), the test
 # module and the base's ftracetest for the selftests. Made anew each time:
 # it takes a second.
@@ -57,7 +57,7 @@ initramfs() {
 	rm -rf "$root"
 	mkdir -p "$root/bin" "$root/lib" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
 		"$root/tests/progs"
-	cp /bin/busybox "$U/bpftool/bpftool" "$root/bin/"
+	cp /bin/busybox "$U/bpftool/bpftool" "$U/fptrace/fptrace" "$root/bin/"
 	cp "$U/selftests/runner" "$root/bin/fpm-runner"
 	cp "bases/$version/selftests" "$root/tests/selftests.list"
 	cp "$U/kmod/fpm_test.ko" "$root/lib/"

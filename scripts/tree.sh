@@ -57,11 +57,14 @@ export GIT_COMMITTER_NAME="fprobe-multi apply" GIT_COMMITTER_EMAIL="apply@fprobe
 die() { echo "tree: ERROR: $*" >&2; exit 1; }
 g() { git -C "$L" "$@"; }
 
+# A base may share an overlay file or folder with another by a symlink to
+# it (bases/7.3/tools/bpf/fptrace): the file is read, and refreshed,
+# through the link.
 overlay_files() {
 	local r
 	for r in $OVERLAY_ROOTS; do
 		if [ -d "$SRC/$r" ]; then
-			(cd "$SRC" && find "$r" -type f ! -name '*~' ! -name '.*.sw?')
+			(cd "$SRC" && find -L "$r" -type f ! -name '*~' ! -name '.*.sw?')
 		fi
 	done | LC_ALL=C sort
 }
@@ -77,7 +80,7 @@ stamp() {
 		series | while read -r p; do echo "$p"; cat "$SRC/patches/$p"; done
 		cat "$SRC/patches/overlay" 2>/dev/null || true
 		overlay_files | while read -r f; do
-			echo "$f $(stat -c %a "$SRC/$f")"; cat "$SRC/$f"
+			echo "$f $(stat -L -c %a "$SRC/$f")"; cat "$SRC/$f"
 		done
 	} | sha256sum | cut -d' ' -f1
 }

@@ -159,9 +159,14 @@ static int read_missed(struct bpf_link *link, bool fprobe, struct missed_counts 
 		m->stack = info.fprobe_multi.missed_stack;
 		m->recursion = info.fprobe_multi.missed_recursion;
 	} else {
+#ifdef FPM_NO_MISSED_BY_CAUSE
+		/* a base whose kprobe.multi link_info has the total only */
+		return -EOPNOTSUPP;
+#else
 		m->all = info.kprobe_multi.missed;
 		m->stack = info.kprobe_multi.missed_stack;
 		m->recursion = info.kprobe_multi.missed_recursion;
+#endif
 	}
 	return 0;
 }

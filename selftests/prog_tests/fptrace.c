@@ -161,7 +161,11 @@ static void test_reject(void)
 	ASSERT_EQ(status, 1, "exit status 1");
 	ASSERT_HAS(out, "fptrace: the verifier's log of fpt_link0 ends with:\n",
 		   "the log's tail is shown");
-	ASSERT_HAS(out, "\nR9 !read_ok\n", "the verifier's reason");
+	/* 7.x follows the verifier's line with a report, which ends the log */
+	if (kernel_major() >= 7)
+		ASSERT_HAS(out, "\nSuggestion:\n  Initialize R9 on every path", "the verifier's report");
+	else
+		ASSERT_HAS(out, "\nR9 !read_ok\n", "the verifier's reason");
 	ASSERT_HAS(out,
 		   "/tmp/fptrace_reject.bt:4:3-22: ERROR: the kernel refused fpt_link0 at instruction 38: R9 !read_ok\n"
 		   "  @bytes = hist(arg2);\n"
@@ -599,17 +603,21 @@ static void test_elapsed(void)
  */
 static void test_struct_fields(void)
 {
-	if (!ASSERT_OK(run(FPTRACE " -e 'fprobe:vfs_read /comm == \"dd\"/ { "
-			  "$f = args.file; $d = $f->f_path.dentry; "
-			  "$n = str(args.file->f_path.dentry->d_name.name); "
-			  "$h = ((struct file *)arg0)->f_path.dentry->d_name.hash_len >> 32; "
-			  "@[$n, $d->d_name.len, args.file->f_flags & 3, $h] = count(); "
-			  "} fretprobe:do_filp_open /comm == \"dd\"/ { "
-			  "$r = str(retval->f_path.dentry->d_name.name); "
-			  "$l = retval->f_path.dentry->d_name.len; "
-			  "printf(\"%s %s %d\\n\", str(args.pathname->name), $r, $l); "
-			  "}' -c 'dd if=/dev/zero bs=512 count=3 of=/dev/null' 2>/dev/null"),
-		      "fptrace struct fields run"))
+	/* the function that opens a file by its struct filename, on 7.x renamed */
+	const char *open_fn = kernel_major() >= 7 ? "do_file_open" : "do_filp_open";
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), FPTRACE " -e 'fprobe:vfs_read /comm == \"dd\"/ { "
+		 "$f = args.file; $d = $f->f_path.dentry; "
+		 "$n = str(args.file->f_path.dentry->d_name.name); "
+		 "$h = ((struct file *)arg0)->f_path.dentry->d_name.hash_len >> 32; "
+		 "@[$n, $d->d_name.len, args.file->f_flags & 3, $h] = count(); "
+		 "} fretprobe:%s /comm == \"dd\"/ { "
+		 "$r = str(retval->f_path.dentry->d_name.name); "
+		 "$l = retval->f_path.dentry->d_name.len; "
+		 "printf(\"%%s %%s %%d\\n\", str(args.pathname->name), $r, $l); "
+		 "}' -c 'dd if=/dev/zero bs=512 count=3 of=/dev/null' 2>/dev/null", open_fn);
+	if (!ASSERT_OK(run(cmd), "fptrace struct fields run"))
 		return;
 	ASSERT_STREQ(out, "Attaching 2 probes...\n/dev/zero zero 4\n/dev/null null 4\n\n\n"
 		     "@[zero, 4, 0, 4]: 3\n",

@@ -34,7 +34,9 @@
  * that names the problem and the errno the kernel (or, for input caught
  * before the kernel sees it, the errno it would give) returned.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -359,14 +361,14 @@ static int check_option_use(struct multi_req *req)
 				  "session_size: %s links run %s; session data is for fprobe.session",
 				  t->name, runs);
 	if (req->session_size > BPF_FPROBE_MULTI_SESSION_MAX)
-		return attach_err(req, E2BIG, "session_size %u is over the limit of %u",
+		return attach_err(req, E2BIG, "session_size %u is over the limit of %d",
 				  req->session_size, BPF_FPROBE_MULTI_SESSION_MAX);
 	if (req->saved_args_set && (!is_fprobe(t) || t->mode == MODE_ENTRY))
 		return attach_err(req, EINVAL,
 				  "saved_args: %s links %s; saved arguments are for fretprobe.multi and fprobe.session",
 				  t->name, saves);
 	if (req->saved_args > BPF_FPROBE_MULTI_ARGS_MAX)
-		return attach_err(req, E2BIG, "saved_args %u is over the limit of %u",
+		return attach_err(req, E2BIG, "saved_args %u is over the limit of %d",
 				  req->saved_args, BPF_FPROBE_MULTI_ARGS_MAX);
 	return 0;
 }

@@ -56,7 +56,7 @@ static void func_ptr_name(const struct btf *btf, const struct btf_type *t, char 
 
 	type_name(btf, t->type, part, sizeof(part));
 	n = snprintf(buf, len, "%s (*)(", part);
-	for (int i = 0; i < btf_vlen(t) && n < len; i++) {
+	for (int i = 0; i < (int)btf_vlen(t) && n < len; i++) {
 		if (p[i].type)
 			type_name(btf, p[i].type, part, sizeof(part));
 		n += snprintf(buf + n, len - n, "%s%s", i ? ", " : "", p[i].type ? part : "...");
@@ -123,7 +123,7 @@ static void list_params(const struct btf *btf, const char *name, bool exit)
 
 	if (!t || !btf_is_func_proto(t))
 		return;
-	for (int i = 0; i < btf_vlen(t); i++) {
+	for (int i = 0; i < (int)btf_vlen(t); i++) {
 		const struct btf_param *p = &btf_params(t)[i];
 		const char *pn = btf__name_by_offset(btf, p->name_off);
 

@@ -186,7 +186,12 @@ static int failing_insn(const char *log)
 	return idx;
 }
 
-/* The last meaningful line of the log (before "processed ..." and the like). */
+/*
+ * The last meaningful line of the log (before "processed ..." and the
+ * like). Kernels that explain a rejection (7.x) follow the verifier's own
+ * line with a report that starts "Verification failed:": the reason is the
+ * line before it.
+ */
 static void log_reason(const char *log, char *buf, size_t len)
 {
 	const char *best = NULL, *l;
@@ -194,6 +199,8 @@ static void log_reason(const char *log, char *buf, size_t len)
 	for (l = log; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		int n;
 
+		if (!strncmp(l, "Verification failed:", 20))
+			break;
 		if (*l == '\n' || !strncmp(l, "processed ", 10) ||
 		    !strncmp(l, "verification time", 17) || !strncmp(l, "stack depth", 11) ||
 		    sscanf(l, "%d: ", &n) == 1)

@@ -826,7 +826,7 @@ static int param_index(struct tctx *c, struct fpt_expr *e, const char *f,
 			  name, f);
 		return -1;
 	}
-	for (int i = 0; i < btf_vlen(p); i++) {
+	for (int i = 0; i < (int)btf_vlen(p); i++) {
 		if (strcmp(btf__name_by_offset(c->btf, btf_params(p)[i].name_off), name))
 			continue;
 		if (i < FPT_ARGS_MAX)
@@ -910,7 +910,7 @@ static const struct btf_member *find_member(const struct btf *btf, __u32 id, con
 	if (!t || !btf_is_composite(t))
 		return NULL;
 	m = btf_members(t);
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
+	for (int i = 0; i < (int)btf_vlen(t); i++, m++) {
 		const char *mn = btf__name_by_offset(btf, m->name_off);
 		unsigned int sub = *off + btf_member_bit_offset(t, i) / 8;
 		const struct btf_member *r;

@@ -343,6 +343,7 @@ static void bpf_fprobe_link_dealloc(struct bpf_link *link)
 {
 	struct bpf_fprobe_link *flink = container_of(link, struct bpf_fprobe_link, link);
 
+	mutex_destroy(&flink->detach_lock);
 	kvfree(flink->addrs);
 	kvfree(flink->cookies);
 	kvfree(flink->nargs);
@@ -759,7 +760,8 @@ static void fprobe_multi_link_setup(struct bpf_fprobe_link *link,
 	/* bpf_session_cookie(): a session's first word, whatever its size */
 	if (req->mode == FPROBE_LINK_SESSION)
 		link->session_words = max(link->session_words, 1);
-	link->saved_args = req->saved_args;
+	/* the arguments past the registers cannot be read at entry either */
+	link->saved_args = min(req->saved_args, FPROBE_MULTI_REG_ARGS);
 
 	data_words = link->saved_args + link->session_words;
 	if (req->mode != FPROBE_LINK_RETURN || data_words)
@@ -1021,6 +1023,7 @@ static int fprobe_multi_link_create(struct bpf_prog *prog,
 	return bpf_link_settle(&link_primer);
 
 out_free_link:
+	mutex_destroy(&link->detach_lock);
 	kfree(link);
 out_free_funcs:
 	kvfree(addrs);
@@ -1040,17 +1043,21 @@ static int fprobe_multi_check_req(struct fprobe_multi_req *req)
 	else
 		req->mode = FPROBE_LINK_ENTRY;
 
-	if (!!req->uaddrs == !!req->usyms || !req->cnt)
-		return -EINVAL;
-	if (req->cnt > FPROBE_MULTI_MAX_CNT)
-		return -E2BIG;
+	/*
+	 * The sizes first: their -E2BIG, before any look at the functions,
+	 * tells user space that the kernel has this link and this mode.
+	 */
 	if (req->session_size && req->mode != FPROBE_LINK_SESSION)
 		return -EINVAL;
 	if (req->session_size > BPF_FPROBE_MULTI_SESSION_MAX)
 		return -E2BIG;
 	if (req->saved_args && req->mode == FPROBE_LINK_ENTRY)
 		return -EINVAL;
-	if (req->saved_args > FPROBE_MULTI_REG_ARGS)
+	if (req->saved_args > BPF_FPROBE_MULTI_ARGS_MAX)
+		return -E2BIG;
+	if (!!req->uaddrs == !!req->usyms || !req->cnt)
+		return -EINVAL;
+	if (req->cnt > FPROBE_MULTI_MAX_CNT)
 		return -E2BIG;
 	return 0;
 }
