@@ -729,13 +729,12 @@ static int fprobe_multi_get_funcs(const struct fprobe_multi_req *req,
 		if (copy_from_user(cookies, req->ucookies, size))
 			goto error;
 	}
-	if (req->usyms) {
+	if (req->usyms)
 		err = fprobe_multi_lookup_names(req->usyms, req->cnt, addrs, cookies);
-	} else if (copy_from_user(addrs, req->uaddrs, size)) {
+	else if (copy_from_user(addrs, req->uaddrs, size))
 		err = -EFAULT;
-	} else {
+	else
 		err = fprobe_multi_check_addrs(addrs, cookies, req->cnt);
-	}
 	if (err)
 		goto error;
 	*addrsp = addrs;
@@ -999,7 +998,7 @@ static int fprobe_multi_link_create(struct bpf_prog *prog,
 	err = fprobe_multi_get_funcs(req, &addrs, &cookies);
 	if (err)
 		return err;
-	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	link = kzalloc_obj(*link);
 	if (!link) {
 		err = -ENOMEM;
 		goto out_free_funcs;
