@@ -79,6 +79,16 @@ initramfs() {
 # A patch that deletes files and adds none is not asked "does MAINTAINERS
 # need updating?" (FILE_PATH_CHANGES) for its deletions; one that adds
 # files still is.
+# check_result NAME OUTPUT: checkpatch's verdict on NAME, shown if not clean
+check_result() {
+	if [ -z "$2" ]; then
+		echo "ok base-$version:check:$1" >>"$R"
+	else
+		echo "$2" | sed 's/^/    /'
+		echo "not ok base-$version:check:$1" >>"$R"
+	fi
+}
+
 checkpatch() {
 	local p out ignore
 
@@ -91,13 +101,14 @@ checkpatch() {
 		out=$(libbpf_idioms "$B/linux/scripts/checkpatch.pl" --strict --quiet \
 			--no-summary --show-types --color=never --ignore "$ignore" \
 			"$TOP/bases/$version/patches/$p" 2>&1)
-		if [ -z "$out" ]; then
-			echo "ok base-$version:check:$p" >>"$R"
-		else
-			echo "$out" | sed 's/^/    /'
-			echo "not ok base-$version:check:$p" >>"$R"
-		fi
+		check_result "$p" "$out"
 	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/bases/$version/patches/series")
+	# the base's own kernel overlay files, which the patches leave out
+	while read -r p; do
+		out=$(PATH=/usr/bin:$PATH "$B/linux/scripts/checkpatch.pl" --strict --quiet \
+			--no-summary --show-types --color=never -f "$TOP/$p" 2>&1)
+		check_result "$p" "$out"
+	done < <(cd "$TOP" && find "bases/$version/kernel" -type f -name '*.[ch]' 2>/dev/null | LC_ALL=C sort)
 }
 
 # stop_at STAGE: record STAGE as failed and stop there
