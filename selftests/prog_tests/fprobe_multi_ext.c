@@ -5,7 +5,12 @@
  * reads them, so the verifier refuses an extension that reads them
  * (hook_arg_cnt, progs/fprobe_multi_ext_hook.bpf.c) in a program that does
  * not (no_args, progs/fprobe_multi_ext.bpf.c), with a message. In one
- * that does (with_args), it loads, and gives the exact counts.
+ * that does (with_args), it loads, and gives the exact counts. A fentry
+ * program on an fprobe.multi program cannot read the context as the
+ * pt_regs that the program's function declares (spy_regs on
+ * pt_regs_main): the context is an opaque struct ftrace_regs, so the
+ * verifier takes that declaration as unreliable and gives the fentry
+ * program the argument as a number, not as a pointer it may read through.
  */
 #include <errno.h>
 #include "test_progs.h"
@@ -89,6 +94,30 @@ out:
 	fprobe_multi_ext_hook_bpf__destroy(hook);
 }
 
+static void test_fentry_on_prog(struct fprobe_multi_ext_bpf *skel)
+{
+	struct fprobe_multi_ext_hook_bpf *hook;
+	struct bpf_program *prog;
+	int err;
+
+	hook = fprobe_multi_ext_hook_bpf__open();
+	if (!ASSERT_OK_PTR(hook, "open fprobe_multi_ext_hook"))
+		return;
+	prog = hook->progs.spy_regs;
+	bpf_program__set_autoload(prog, true);
+	log_buf[0] = 0;
+	bpf_program__set_log_buf(prog, log_buf, sizeof(log_buf));
+	bpf_program__set_log_level(prog, 1);
+	err = bpf_program__set_attach_target(prog, bpf_program__fd(skel->progs.pt_regs_main),
+					     "pt_regs_main");
+	if (!ASSERT_OK(err, "set the fentry's target"))
+		goto out;
+	ASSERT_ERRNO(fprobe_multi_ext_hook_bpf__load(hook), EACCES, "fentry on pt_regs_main");
+	ASSERT_HAS(log_buf, "R1 invalid mem access 'scalar'", "verifier log");
+out:
+	fprobe_multi_ext_hook_bpf__destroy(hook);
+}
+
 void test_fprobe_multi_ext(void)
 {
 	struct fprobe_multi_ext_bpf *skel;
@@ -98,12 +127,15 @@ void test_fprobe_multi_ext(void)
 		return;
 	bpf_program__set_autoload(skel->progs.no_args, true);
 	bpf_program__set_autoload(skel->progs.with_args, true);
+	bpf_program__set_autoload(skel->progs.pt_regs_main, true);
 	if (!ASSERT_OK(fprobe_multi_ext_bpf__load(skel), "load fprobe_multi_ext"))
 		goto out;
 	if (test__start_subtest("refused"))
 		test_refused(skel);
 	if (test__start_subtest("counts"))
 		test_counts(skel);
+	if (test__start_subtest("fentry_on_prog"))
+		test_fentry_on_prog(skel);
 out:
 	fprobe_multi_ext_bpf__destroy(skel);
 }

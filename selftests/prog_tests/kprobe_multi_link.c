@@ -5,7 +5,8 @@
  * its cookie, recursion refused (at the entry of an entry-only link and of
  * a session) and counted in link_info's missed (and
  * missed_recursion, which the series adds: not checked on a base the
- * series has not brought it to yet), and the attach errors with
+ * series has not brought it to yet), more sessions on one function than
+ * its call's entry data block holds, and the attach errors with
  * their errnos. The errors case needs no test module and runs on the base
  * kernel too, with the same results.
  */
@@ -258,6 +259,72 @@ out:
 	kprobe_multi_link_bpf__destroy(skel);
 }
 
+/*
+ * More sessions on one function than its call's entry data can hold. fprobe
+ * keeps the entry data of every fprobe of a function in one block of the
+ * call's frame, of at most 32 words (on 64-bit); a session takes two, its
+ * header and its cookie, so 16 links fit. The 17th misses the call, counted
+ * as missed (not for want of stack: there is room on it); the other 16 run
+ * at both ends, each with its own cookie. Mainline asked fgraph for the
+ * block of all 17 at once, which it refuses, and every link missed the call.
+ * The 6.12 series gives each fprobe a block of its own: all 17 run there.
+ */
+#define CROWD_LINKS 17
+
+static void check_crowd_misses(struct bpf_link **links, int nr, int fit)
+{
+	int i, missed = 0, missed_stack = 0;
+
+	for (i = 0; i < nr; i++) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(links[i]), &info, &len),
+			       "link_info"))
+			return;
+		missed += info.kprobe_multi.missed;
+#ifndef FPM_NO_MISSED_BY_CAUSE
+		missed_stack += info.kprobe_multi.missed_stack;
+#endif
+	}
+	ASSERT_EQ(missed, CROWD_LINKS - fit, "missed: the links that did not fit");
+	ASSERT_EQ(missed_stack, 0, "none missed for want of stack");
+}
+
+static void test_crowded_function(void)
+{
+	struct bpf_link *links[CROWD_LINKS] = {};
+	struct kprobe_multi_link_bpf *skel;
+	const char *sym = "bpf_fentry_test1";
+	int i, fit = kernel_major() >= 7 ? 16 : CROWD_LINKS;
+	__u64 cookie;
+
+	skel = kprobe_multi_link_bpf__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open and load kprobe_multi_link"))
+		return;
+	skel->bss->target_tgid = getpid();
+	for (i = 0; i < CROWD_LINKS; i++) {
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = &sym, .cookies = &cookie,
+			    .cnt = 1, .session = true);
+
+		cookie = 1000 + i;
+		links[i] = bpf_program__attach_kprobe_multi_opts(skel->progs.crowd_session,
+								 NULL, &opts);
+		if (!ASSERT_OK_PTR(links[i], "attach kprobe.session"))
+			goto out;
+	}
+	if (!ASSERT_OK(trigger_fentry_tests(), "trigger bpf_fentry_test1..8"))
+		goto out;
+	ASSERT_EQ(skel->bss->crowd_entries, fit, "entry runs: the links that fit");
+	ASSERT_EQ(skel->bss->crowd_exits, fit, "exit runs: the same");
+	ASSERT_EQ(skel->bss->crowd_bad_cookie, 0, "each exit found its own cookie");
+	check_crowd_misses(links, CROWD_LINKS, fit);
+out:
+	for (i = 0; i < CROWD_LINKS; i++)
+		bpf_link__destroy(links[i]);
+	kprobe_multi_link_bpf__destroy(skel);
+}
+
 struct km_err {
 	const char *name;
 	int err;
@@ -339,6 +406,8 @@ void test_kprobe_multi_link(void)
 		test_missed_exit();
 	if (test__start_subtest("missed_session"))
 		test_missed_session();
+	if (test__start_subtest("crowded_function"))
+		test_crowded_function();
 	if (test__start_subtest("errors"))
 		test_errors();
 }

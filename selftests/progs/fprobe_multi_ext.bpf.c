@@ -4,7 +4,9 @@
  * program replaces (progs/fprobe_multi_ext_hook.bpf.c). An fprobe.multi
  * link looks its functions' argument counts up only for a program that
  * reads them, so an extension that reads them may replace a function of
- * with_args only, not of no_args.
+ * with_args only, not of no_args. pt_regs_main() declares the KPROBE
+ * type's context: a fentry program on it must not read that as a pt_regs
+ * (progs/fprobe_multi_ext_hook.bpf.c's spy_regs).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -46,5 +48,11 @@ int with_args(struct ftrace_regs *ctx)
 	}
 	/* the program's own read, which lets an extension read too */
 	own_cnt = bpf_get_func_arg_cnt(ctx);
+	return 0;
+}
+
+SEC("?fprobe.multi")
+int pt_regs_main(struct pt_regs *ctx)
+{
 	return 0;
 }

@@ -77,3 +77,31 @@ int call_probed_helper_session(struct pt_regs *ctx)
 	bpf_get_current_comm(comm, sizeof(comm));
 	return 0;
 }
+
+/*
+ * A session that keeps its attach cookie in its session cookie from entry
+ * to exit: attached many times to one function, each link's exit run must
+ * find the value its own entry run stored.
+ */
+__u64 crowd_entries;
+__u64 crowd_exits;
+__u64 crowd_bad_cookie;
+
+SEC("kprobe.session")
+int crowd_session(struct pt_regs *ctx)
+{
+	__u64 *cookie;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	cookie = fpm_session_cookie(ctx);
+	if (!fpm_session_is_return(ctx)) {
+		__sync_fetch_and_add(&crowd_entries, 1);
+		*cookie = bpf_get_attach_cookie(ctx);
+		return 0;
+	}
+	__sync_fetch_and_add(&crowd_exits, 1);
+	if (*cookie != bpf_get_attach_cookie(ctx))
+		__sync_fetch_and_add(&crowd_bad_cookie, 1);
+	return 0;
+}
