@@ -90,8 +90,10 @@ EX_PROGS := $(wildcard bpf-progs/*.bpf.c)
 ST_OBJS := $(patsubst selftests/progs/%.bpf.c,$(U)/selftests/%.bpf.o,$(ST_PROGS))
 EX_OBJS := $(patsubst bpf-progs/%.bpf.c,$(U)/bpf-progs/%.bpf.o,$(EX_PROGS))
 # The BPF examples of Documentation/ (".. example: NAME"), compiled as
-# they are shown: doc_examples loads and runs them.
-DOC_RST := Documentation/bpf/fprobe_multi.rst
+# they are shown: doc_examples loads and runs them. A base with a text of
+# its own (bases/VERSION/Documentation) has its examples taken from there.
+DOC_RST := $(firstword $(if $(FPM_SRC),$(wildcard $(FPM_SRC)/Documentation/bpf/fprobe_multi.rst)) \
+	Documentation/bpf/fprobe_multi.rst)
 DOC_PROGS := read_latency
 ST_SKELS := $(ST_OBJS:.bpf.o=.skel.h) $(patsubst %,$(U)/doc/%.skel.h,$(DOC_PROGS))
 EX_SKELS := $(EX_OBJS:.bpf.o=.skel.h)
