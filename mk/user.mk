@@ -263,16 +263,17 @@ $(INITRAMFS): $(GUEST_FILES)
 
 initramfs: $(INITRAMFS)
 
-# The guest of "make BASE=VERSION bench", for a base whose series has no
-# fprobe.multi API yet (no selftests, fptrace or examples to build there):
-# busybox, /init and the benchmark runner.
+# The guest of "make BASE=VERSION bench": busybox, /init, the benchmark
+# runner and, where the base's series has it, fptrace (fpm_bench measures
+# it against hand-written programs).
 BENCH_INITRAMFS := $(B)/initramfs-bench-$(FLAVOUR).cpio.gz
+BENCH_FPTRACE := $(if $(wildcard $(L)/tools/bpf/fptrace/Makefile),$(FPTRACE))
 
-$(BENCH_INITRAMFS): /bin/busybox scripts/init.sh $(BENCH)
+$(BENCH_INITRAMFS): /bin/busybox scripts/init.sh $(BENCH) $(BENCH_FPTRACE) mk/user.mk
 	rm -rf $(U)/bench-root
 	mkdir -p $(U)/bench-root/bin $(U)/bench-root/proc $(U)/bench-root/sys \
 		$(U)/bench-root/dev $(U)/bench-root/tmp
-	cp /bin/busybox $(BENCH) $(U)/bench-root/bin/
+	cp /bin/busybox $(BENCH) $(BENCH_FPTRACE) $(U)/bench-root/bin/
 	cp scripts/init.sh $(U)/bench-root/init
 	chmod +x $(U)/bench-root/init $(U)/bench-root/bin/*
 	(cd $(U)/bench-root && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | \
