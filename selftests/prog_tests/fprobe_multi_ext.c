@@ -25,8 +25,13 @@ static const char *ext_names[CNT_FUNCS] = {
 
 static char log_buf[1 << 16];
 
-/* Loads hook_arg_cnt as an extension of @target's acc_hook(). */
-static struct fprobe_multi_ext_hook_bpf *load_hook(struct bpf_program *target, int *err)
+/*
+ * Loads the hook object with its program @name alone, on @func of
+ * @target: hook_arg_cnt on acc_hook(), spy_regs on pt_regs_main().
+ */
+static struct fprobe_multi_ext_hook_bpf *load_hook(struct bpf_program *target,
+						   const char *name, const char *func,
+						   int *err)
 {
 	struct fprobe_multi_ext_hook_bpf *hook;
 	struct bpf_program *prog;
@@ -34,12 +39,12 @@ static struct fprobe_multi_ext_hook_bpf *load_hook(struct bpf_program *target, i
 	hook = fprobe_multi_ext_hook_bpf__open();
 	if (!ASSERT_OK_PTR(hook, "open fprobe_multi_ext_hook"))
 		return NULL;
-	prog = hook->progs.hook_arg_cnt;
+	prog = bpf_object__find_program_by_name(hook->obj, name);
 	bpf_program__set_autoload(prog, true);
 	log_buf[0] = 0;
 	bpf_program__set_log_buf(prog, log_buf, sizeof(log_buf));
 	bpf_program__set_log_level(prog, 1);
-	*err = bpf_program__set_attach_target(prog, bpf_program__fd(target), "acc_hook");
+	*err = bpf_program__set_attach_target(prog, bpf_program__fd(target), func);
 	if (!*err)
 		*err = fprobe_multi_ext_hook_bpf__load(hook);
 	return hook;
@@ -50,7 +55,7 @@ static void test_refused(struct fprobe_multi_ext_bpf *skel)
 	struct fprobe_multi_ext_hook_bpf *hook;
 	int err;
 
-	hook = load_hook(skel->progs.no_args, &err);
+	hook = load_hook(skel->progs.no_args, "hook_arg_cnt", "acc_hook", &err);
 	if (!hook)
 		return;
 	ASSERT_ERRNO(err, EINVAL, "extension of no_args");
@@ -68,7 +73,7 @@ static void test_counts(struct fprobe_multi_ext_bpf *skel)
 	char buf[64];
 	int i, err;
 
-	hook = load_hook(skel->progs.with_args, &err);
+	hook = load_hook(skel->progs.with_args, "hook_arg_cnt", "acc_hook", &err);
 	if (!hook)
 		return;
 	if (!ASSERT_OK(err, "extension of with_args"))
@@ -97,24 +102,13 @@ out:
 static void test_fentry_on_prog(struct fprobe_multi_ext_bpf *skel)
 {
 	struct fprobe_multi_ext_hook_bpf *hook;
-	struct bpf_program *prog;
 	int err;
 
-	hook = fprobe_multi_ext_hook_bpf__open();
-	if (!ASSERT_OK_PTR(hook, "open fprobe_multi_ext_hook"))
+	hook = load_hook(skel->progs.pt_regs_main, "spy_regs", "pt_regs_main", &err);
+	if (!hook)
 		return;
-	prog = hook->progs.spy_regs;
-	bpf_program__set_autoload(prog, true);
-	log_buf[0] = 0;
-	bpf_program__set_log_buf(prog, log_buf, sizeof(log_buf));
-	bpf_program__set_log_level(prog, 1);
-	err = bpf_program__set_attach_target(prog, bpf_program__fd(skel->progs.pt_regs_main),
-					     "pt_regs_main");
-	if (!ASSERT_OK(err, "set the fentry's target"))
-		goto out;
-	ASSERT_ERRNO(fprobe_multi_ext_hook_bpf__load(hook), EACCES, "fentry on pt_regs_main");
+	ASSERT_ERRNO(err, EACCES, "fentry on pt_regs_main");
 	ASSERT_HAS(log_buf, "R1 invalid mem access 'scalar'", "verifier log");
-out:
 	fprobe_multi_ext_hook_bpf__destroy(hook);
 }
 
