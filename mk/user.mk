@@ -140,6 +140,10 @@ KMULTI_BY_CAUSE := $(shell awk '/^struct bpf_link_info {/ { li = 1 } !li { next 
 ifeq ($(KMULTI_BY_CAUSE),)
 ST_CFLAGS += -DFPM_NO_MISSED_BY_CAUSE
 endif
+# fprobe with one block for all the fprobes of a call (mainline's)
+ifeq ($(shell grep -s fgraph_init_owner_ops $(L)/include/linux/ftrace.h),)
+ST_CFLAGS += -DFPM_SHARED_FPROBE_BLOCK
+endif
 RUNNER_OBJS := $(patsubst selftests/%.c,$(U)/selftests/obj/%.o,$(RUNNER_SRCS))
 RUNNER := $(U)/selftests/runner
 

@@ -260,16 +260,22 @@ out:
 }
 
 /*
- * More sessions on one function than its call's entry data can hold. fprobe
- * keeps the entry data of every fprobe of a function in one block of the
- * call's frame, of at most 32 words (on 64-bit); a session takes two, its
- * header and its cookie, so 16 links fit. The 17th misses the call, counted
- * as missed (not for want of stack: there is room on it); the other 16 run
- * at both ends, each with its own cookie. Mainline asked fgraph for the
- * block of all 17 at once, which it refuses, and every link missed the call.
- * The 6.12 series gives each fprobe a block of its own: all 17 run there.
+ * More sessions on one function than one block of a call's frame, at most
+ * 32 words (on 64-bit), can hold: a session takes two, its header and its
+ * cookie. Where fprobe keeps the entry data of every fprobe of a function
+ * in one such block (mainline's fprobe on fgraph), 16 links fit. The 17th
+ * misses the call, counted as missed (not for want of stack: there is room
+ * on it); the other 16 run at both ends, each with its own cookie. Mainline
+ * asked fgraph for the block of all 17 at once, which it refuses, and every
+ * link missed the call. Where each fprobe has a block of its own (the
+ * series on either base), all 17 run.
  */
 #define CROWD_LINKS 17
+#ifdef FPM_SHARED_FPROBE_BLOCK
+#define CROWD_FIT 16
+#else
+#define CROWD_FIT CROWD_LINKS
+#endif
 
 static void check_crowd_misses(struct bpf_link **links, int nr, int fit)
 {
@@ -296,7 +302,7 @@ static void test_crowded_function(void)
 	struct bpf_link *links[CROWD_LINKS] = {};
 	struct kprobe_multi_link_bpf *skel;
 	const char *sym = "bpf_fentry_test1";
-	int i, fit = kernel_major() >= 7 ? 16 : CROWD_LINKS;
+	int i, fit = CROWD_FIT;
 	__u64 cookie;
 
 	skel = kprobe_multi_link_bpf__open_and_load();
